@@ -1,0 +1,1 @@
+"""The HTTP API: routes, authentication, errors. No provider wire formats live here."""

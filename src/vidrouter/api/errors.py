@@ -1,0 +1,121 @@
+"""Every non-2xx response has one shape:
+`{"error": {"type": ..., "code": ..., "message": ..., "param": ...}}`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from vidrouter.domain.errors import RequestError, Unavailable
+
+log = logging.getLogger(__name__)
+
+_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    415: "invalid_request_error",
+    429: "rate_limit_error",
+    503: "service_unavailable_error",
+}
+
+
+def error_body(
+    status: int, code: str, message: str, param: str | None = None, error_type: str | None = None
+) -> dict[str, dict[str, str | None]]:
+    return {
+        "error": {
+            "type": error_type or _TYPES.get(status, "api_error"),
+            "code": code,
+            "message": message,
+            "param": param,
+        }
+    }
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    param: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    return JSONResponse(
+        error_body(status, code, message, param), status_code=status, headers=headers
+    )
+
+
+class AuthError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class PermissionDenied(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+async def _request_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestError)
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Unavailable) else None
+    return JSONResponse(
+        error_body(exc.status_code, exc.code, exc.message, exc.param, exc.error_type),
+        status_code=exc.status_code,
+        headers=headers,
+    )
+
+
+async def _auth_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, AuthError)
+    return error_response(401, exc.code, exc.message, headers={"WWW-Authenticate": "Bearer"})
+
+
+async def _permission_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, PermissionDenied)
+    return error_response(403, exc.code, exc.message)
+
+
+async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    if status == 404:
+        return error_response(404, "route_not_found", "no such endpoint")
+    if status == 405:
+        return error_response(405, "method_not_allowed", "method not allowed on this endpoint")
+    return error_response(status, "http_error", str(exc.detail), headers=exc.headers)
+
+
+async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    first = exc.errors()[0] if exc.errors() else {}
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("query", "path", "body", "header")]
+    param = ".".join(loc) or None
+    message = f"{param}: {first.get('msg', 'invalid value')}" if param else "invalid request"
+    return error_response(400, "parameter_invalid", message, param)
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled_error", extra={"path": request.url.path}, exc_info=exc)
+    return error_response(500, "internal_error", "an internal error occurred; it has been logged")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(RequestError, _request_error)
+    app.add_exception_handler(AuthError, _auth_error)
+    app.add_exception_handler(PermissionDenied, _permission_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(Exception, _unexpected)

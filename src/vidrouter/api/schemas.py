@@ -1,0 +1,113 @@
+"""The response and request shapes, for the OpenAPI document. Handlers build the JSON with
+`domain.representation` and return it directly; these classes describe it exactly."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(examples=["invalid_request_error"])
+    code: str = Field(examples=["duration_too_long"])
+    message: str
+    param: str | None = None
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorOut} for code in codes}
+
+
+ERRORS = _errors(400, 401, 404)
+ERRORS_CREATE = _errors(400, 401, 413, 503)
+ERRORS_ID = _errors(401, 404)
+
+
+class Pricing(BaseModel):
+    per_second: float
+    currency: Literal["USD"] = "USD"
+
+
+class ModelItem(BaseModel):
+    id: str
+    name: str
+    description: str
+    provider: str
+    type: str
+    max_duration: float
+    aspect_ratios: list[str]
+    pricing: Pricing
+    capabilities: list[str]
+    default_duration: float
+    durations: list[float] | None = Field(
+        default=None, description="Present when the model takes only these durations."
+    )
+
+
+class ModelOut(ModelItem):
+    object: Literal["model"] = "model"
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelItem]
+
+
+class GenerationErrorOut(BaseModel):
+    code: str
+    message: str
+
+
+class Cost(BaseModel):
+    amount: float
+    currency: str
+
+
+Status = Literal["queued", "in_progress", "completed", "failed", "canceled"]
+
+
+class GenerationOut(BaseModel):
+    id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
+    object: Literal["generation"] = "generation"
+    model: str
+    prompt: str
+    status: Status
+    duration: float
+    aspect_ratio: str
+    image_url: str | None
+    webhook_url: str | None
+    progress: int | None
+    video_url: str | None = Field(
+        description="Signed URL of the MP4 on our content host; fetch it without a key."
+    )
+    error: GenerationErrorOut | None
+    cost: Cost | None
+    metadata: dict[str, str]
+    created_at: str
+    started_at: str | None
+    completed_at: str | None
+
+
+class GenerationList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[GenerationOut]
+    has_more: bool
+
+
+class GenerationCreate(BaseModel):
+    """The body of POST /v1/generations (unknown fields are rejected)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    prompt: str = Field(min_length=1)
+    duration: float | None = Field(default=None, gt=0)
+    aspect_ratio: str | None = None
+    image_url: str | None = None
+    webhook_url: str | None = Field(default=None, max_length=2048)
+    metadata: dict[str, str] | None = None

@@ -1,0 +1,1 @@
+"""The built-in model catalog (`models.toml`), shipped as package data."""

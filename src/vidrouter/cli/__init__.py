@@ -1,0 +1,1 @@
+"""The `vidrouter` command line: one module per command group."""

@@ -1,0 +1,33 @@
+"""`vidrouter`: serve, and manage API keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vidrouter.cli import keys, serve
+
+app = typer.Typer(
+    help="vidrouter: one HTTP API in front of many AI video generation models.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(keys.app, name="keys")
+app.command("serve")(serve.serve)
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="Data directory (env VIDROUTER_DATA_DIR, default ./vidrouter-data)."),
+    ] = None,
+) -> None:
+    ctx.obj = {"data_dir": data_dir}
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,86 @@
+"""`vidrouter serve`: API, workers and content host in one process, on the embedded default."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Annotated
+
+import typer
+import uvicorn
+from rich.console import Console
+
+from vidrouter.api.app import create_app
+from vidrouter.cli.common import configure_logging, settings_from
+from vidrouter.service import Service
+from vidrouter.settings import Settings
+
+log = logging.getLogger(__name__)
+console = Console(stderr=False)
+
+SHUTDOWN_GRACE_SECONDS = 10.0
+
+
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str | None, typer.Option(help="Address to listen on (VIDROUTER_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (VIDROUTER_PORT, default 8000).")] = None,
+) -> None:
+    """Run the service: the API, the workers and the content host."""
+    settings = settings_from(ctx, host=host, port=port)
+    configure_logging(settings.log_level)
+    asyncio.run(_serve(settings))
+
+
+async def _serve(settings: Settings) -> None:
+    service = Service(settings)
+    await service.open()
+    await _welcome(service)
+    service.start_workers()
+    app = create_app(settings, service=service)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    try:
+        await server.serve()
+    finally:
+        # SIGTERM / Ctrl-C: the server has stopped taking requests; the workers now finish
+        # or hand back what they hold, so another process can go on with it at once.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        await service.close(grace=SHUTDOWN_GRACE_SECONDS)
+
+
+async def _welcome(service: Service) -> None:
+    settings = service.settings
+    base = settings.resolved_public_url
+    console.print(f"[bold]vidrouter[/bold] on {base}  (data: {service.data_dir})")
+    if await service.keys.count_active() == 0:
+        new = await service.keys.create("default")
+        key = new.plaintext
+        console.print(
+            "Created a first API key (shown only now; `vidrouter keys create` makes more):"
+        )
+        console.print(f"  API key:        [green]{key}[/green]")
+        console.print(f"  webhook secret: [green]{new.key.webhook_secret}[/green]")
+    else:
+        key = "$VIDROUTER_API_KEY"
+        console.print("API keys exist already; `vidrouter keys create --name me` makes another.")
+    console.print("\nTry it:")
+    console.print(f"  curl -s {base}/v1/models -H 'Authorization: Bearer {key}'", soft_wrap=True)
+    console.print(
+        f"  curl -s {base}/v1/generations -H 'Authorization: Bearer {key}' "
+        "-H 'Content-Type: application/json' "
+        '-d \'{"model": "local-preview", "prompt": "a red fox in the snow"}\'',
+        soft_wrap=True,
+    )
+    console.print(
+        f"  curl -s {base}/v1/generations/<id> -H 'Authorization: Bearer {key}'\n", soft_wrap=True
+    )

@@ -1,0 +1,238 @@
+"""The model catalog: public models and the routes (provider hosts) that serve them.
+
+The catalog is data (a TOML file shipped in the package, replaceable or extendable by the
+operator). A model is listed only when at least one of its routes is usable; the limits it
+shows are those its usable routes share, its price that of the route that would be chosen.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from vidrouter.domain.generation import JsonScalar
+
+CURRENCY = "USD"
+
+
+class CatalogError(ValueError):
+    """The catalog file is malformed."""
+
+
+@dataclass(frozen=True)
+class Route:
+    provider: str  # the adapter that serves it ("local", "runway", "fal", ...)
+    provider_model: str  # the host's name for the model
+    price_per_second: float
+    max_duration: float | None = None
+    durations: tuple[float, ...] | None = None
+    aspect_ratios: tuple[str, ...] | None = None
+    priority: int = 0  # lower first; ties are broken by price
+    options: Mapping[str, JsonScalar] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.provider}:{self.provider_model}"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    id: str
+    name: str
+    description: str
+    provider: str  # the company that made the model
+    type: str
+    capabilities: tuple[str, ...]
+    max_duration: float
+    default_duration: float
+    aspect_ratios: tuple[str, ...]
+    routes: tuple[Route, ...]
+    durations: tuple[float, ...] | None = None
+    retired_on: date | None = None
+    replacement: str | None = None
+
+
+@dataclass(frozen=True)
+class ListedModel:
+    """A model as offered right now: its limits narrowed to what every usable route accepts,
+    and its routes in the order the router will try them."""
+
+    spec: ModelSpec
+    routes: tuple[Route, ...]
+    max_duration: float
+    durations: tuple[float, ...] | None
+    default_duration: float
+    aspect_ratios: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def price_per_second(self) -> float:
+        return self.routes[0].price_per_second
+
+
+RouteFilter = Callable[[Route], bool]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    models: tuple[ModelSpec, ...]
+
+    def get(self, model_id: str) -> ModelSpec | None:
+        for model in self.models:
+            if model.id == model_id:
+                return model
+        return None
+
+    def listed(self, usable: RouteFilter) -> list[ListedModel]:
+        out = []
+        for model in self.models:
+            listed = offer(model, usable)
+            if listed is not None:
+                out.append(listed)
+        return out
+
+    def find_listed(self, model_id: str, usable: RouteFilter) -> ListedModel | None:
+        model = self.get(model_id)
+        return offer(model, usable) if model is not None else None
+
+
+def offer(model: ModelSpec, usable: RouteFilter) -> ListedModel | None:
+    """The model as offered through its usable routes, or None when it cannot be served."""
+    if model.retired_on is not None:
+        return None
+    routes = sorted(
+        (r for r in model.routes if usable(r)), key=lambda r: (r.priority, r.price_per_second)
+    )
+    if not routes:
+        return None
+    max_duration = min([model.max_duration] + [r.max_duration for r in routes if r.max_duration])
+    durations: tuple[float, ...] | None = model.durations
+    for route in routes:
+        if route.durations is not None:
+            durations = (
+                route.durations
+                if durations is None
+                else tuple(d for d in durations if d in route.durations)
+            )
+    if durations is not None:
+        durations = tuple(sorted(d for d in durations if d <= max_duration))
+    ratios = tuple(
+        a
+        for a in model.aspect_ratios
+        if all(not r.aspect_ratios or a in r.aspect_ratios for r in routes)
+    )
+    if not ratios or (durations is not None and not durations):
+        return None
+    default = model.default_duration
+    if durations is not None and default not in durations:
+        default = durations[0]
+    default = min(default, max_duration)
+    return ListedModel(model, tuple(routes), max_duration, durations, default, ratios)
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def load_catalog(extra: Path | None = None) -> Catalog:
+    """The built-in catalog (every `*.toml` of the `vidrouter.catalog` package, in name order),
+    extended (or replaced, with `replace = true`) by an operator's file.
+
+    A file holds `[[models]]` (a model with its routes; a later entry with the same id
+    replaces an earlier one) and `[[extra_routes]]` (more hosts for a model defined anywhere,
+    named by `for_model`), so a host's routes can live in the host's own file."""
+    documents: list[tuple[str, dict[str, Any]]] = []
+    package = resources.files("vidrouter.catalog")
+    for entry in sorted(package.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            documents.append((f"built-in {entry.name}", tomllib.loads(entry.read_text("utf-8"))))
+    if extra is not None:
+        try:
+            data = tomllib.loads(extra.read_text("utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise CatalogError(f"cannot read catalog {extra}: {exc}") from exc
+        if data.get("replace") is True:
+            documents = []
+        documents.append((str(extra), data))
+    models: dict[str, ModelSpec] = {}
+    for source, data in documents:
+        for model in _parse(data, source):
+            models[model.id] = model
+    for source, data in documents:
+        for model_id, route in _extra_routes(data, source):
+            if model_id in models:
+                spec = models[model_id]
+                models[model_id] = replace(spec, routes=(*spec.routes, route))
+    return Catalog(tuple(models.values()))
+
+
+def _extra_routes(data: Mapping[str, Any], source: str) -> Iterable[tuple[str, Route]]:
+    entries = data.get("extra_routes", [])
+    if not isinstance(entries, list):
+        raise CatalogError(f"{source}: 'extra_routes' must be an array of tables")
+    for index, entry in enumerate(entries):
+        try:
+            yield str(entry["for_model"]), _route(entry)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CatalogError(f"{source}: extra_routes[{index}]: {exc!r}") from exc
+
+
+def _parse(data: Mapping[str, Any], source: str) -> Iterable[ModelSpec]:
+    entries = data.get("models", [])
+    if not isinstance(entries, list):
+        raise CatalogError(f"{source}: 'models' must be an array of tables")
+    for index, entry in enumerate(entries):
+        try:
+            yield _model(entry)
+        except (KeyError, TypeError, ValueError) as exc:
+            where = entry.get("id", index) if isinstance(entry, dict) else index
+            raise CatalogError(f"{source}: model {where}: {exc!r}") from exc
+
+
+def _model(entry: Mapping[str, Any]) -> ModelSpec:
+    routes = tuple(_route(r) for r in entry.get("routes", []))
+    if not routes:
+        raise ValueError("a model needs at least one route")
+    durations = entry.get("durations")
+    retired = entry.get("retired_on")
+    model_type = str(entry.get("type", "text-to-video"))
+    return ModelSpec(
+        id=str(entry["id"]),
+        name=str(entry["name"]),
+        description=str(entry.get("description", "")),
+        provider=str(entry["provider"]),
+        type=model_type,
+        capabilities=tuple(str(c) for c in entry.get("capabilities", [model_type])),
+        max_duration=float(entry["max_duration"]),
+        default_duration=float(entry.get("default_duration", entry["max_duration"])),
+        aspect_ratios=tuple(str(a) for a in entry["aspect_ratios"]),
+        routes=routes,
+        durations=tuple(float(d) for d in durations) if durations is not None else None,
+        retired_on=retired
+        if isinstance(retired, date) or retired is None
+        else date.fromisoformat(str(retired)),
+        replacement=entry.get("replacement"),
+    )
+
+
+def _route(entry: Mapping[str, Any]) -> Route:
+    durations = entry.get("durations")
+    ratios = entry.get("aspect_ratios")
+    max_duration = entry.get("max_duration")
+    return Route(
+        provider=str(entry["provider"]),
+        provider_model=str(entry["model"]),
+        price_per_second=float(entry["price_per_second"]),
+        max_duration=float(max_duration) if max_duration is not None else None,
+        durations=tuple(float(d) for d in durations) if durations is not None else None,
+        aspect_ratios=tuple(str(a) for a in ratios) if ratios is not None else None,
+        priority=int(entry.get("priority", 0)),
+        options=dict(entry.get("options", {})),
+    )

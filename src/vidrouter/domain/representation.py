@@ -1,0 +1,64 @@
+"""The public JSON objects: a Generation and a Model, exactly as clients see them.
+
+The same Generation object is returned by every endpoint and sent as the webhook body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vidrouter.domain.catalog import CURRENCY, ListedModel
+from vidrouter.domain.clock import isoformat
+from vidrouter.domain.generation import Generation
+
+
+def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
+    cost = (
+        {"amount": round(g.cost_amount, 6), "currency": g.cost_currency or CURRENCY}
+        if g.cost_amount is not None
+        else None
+    )
+    return {
+        "id": g.id,
+        "object": "generation",
+        "model": g.model,
+        "prompt": g.prompt,
+        "status": g.status.value,
+        "duration": _number(g.duration),
+        "aspect_ratio": g.aspect_ratio,
+        "image_url": g.image_url,
+        "webhook_url": g.webhook_url,
+        "progress": g.progress,
+        "video_url": video_url,
+        "error": {"code": g.error.code, "message": g.error.message} if g.error else None,
+        "cost": cost,
+        "metadata": dict(g.metadata),
+        "created_at": isoformat(g.created_at),
+        "started_at": isoformat(g.started_at),
+        "completed_at": isoformat(g.completed_at),
+    }
+
+
+def model_object(m: ListedModel, *, with_object: bool) -> dict[str, Any]:
+    spec = m.spec
+    out: dict[str, Any] = {
+        "id": spec.id,
+        "name": spec.name,
+        "description": spec.description,
+        "provider": spec.provider,
+        "type": spec.type,
+        "max_duration": _number(m.max_duration),
+        "aspect_ratios": list(m.aspect_ratios),
+        "pricing": {"per_second": m.price_per_second, "currency": CURRENCY},
+        "capabilities": list(spec.capabilities),
+        "default_duration": _number(m.default_duration),
+    }
+    if m.durations is not None:
+        out["durations"] = [_number(d) for d in m.durations]
+    if with_object:
+        out["object"] = "model"
+    return out
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value

@@ -1,0 +1,151 @@
+"""One loop for every kind of leased work (generations, webhook deliveries).
+
+It claims due items up to its capacity, handles each in its own task, renews the leases of
+the items in hand, wakes at once when told there is new work, and otherwise sleeps until the
+next item falls due (or `idle_poll`, for work added by other processes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Generic, Protocol, TypeVar
+
+from vidrouter.domain.clock import Clock
+
+log = logging.getLogger(__name__)
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=HasId)
+
+
+class WorkLoop(Generic[T]):
+    def __init__(
+        self,
+        name: str,
+        *,
+        claim: Callable[[int, datetime, datetime], Awaitable[Sequence[T]]],
+        handle: Callable[[T], Awaitable[None]],
+        renew: Callable[[Sequence[str], datetime], Awaitable[int]],
+        release: Callable[[Sequence[str]], Awaitable[int]],
+        next_due: Callable[[], Awaitable[datetime | None]],
+        capacity: int,
+        lease: timedelta,
+        idle_poll: float,
+        clock: Clock,
+    ) -> None:
+        self.name = name
+        self._claim = claim
+        self._handle = handle
+        self._renew = renew
+        self._release = release
+        self._next_due = next_due
+        self._capacity = capacity
+        self._lease = lease
+        self._idle_poll = idle_poll
+        self._clock = clock
+        self._wake = asyncio.Event()
+        self._active: dict[str, asyncio.Task[None]] = {}
+        self._stopping = False
+        self.running = False
+
+    @property
+    def active(self) -> int:
+        return len(self._active)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def run(self) -> None:
+        self.running = True
+        heartbeat = asyncio.create_task(self._heartbeat(), name=f"{self.name}-heartbeat")
+        try:
+            while not self._stopping:
+                try:
+                    claimed = await self._fill()
+                except Exception:
+                    log.exception("claim_failed", extra={"loop": self.name})
+                    claimed = 0
+                if claimed and self.active < self._capacity:
+                    continue  # there may be more due work
+                await self._sleep()
+        finally:
+            self.running = False
+            heartbeat.cancel()
+
+    async def _fill(self) -> int:
+        free = self._capacity - self.active
+        if free <= 0:
+            return 0
+        now = self._clock()
+        items = await self._claim(free, now, now + self._lease)
+        for item in items:
+            task = asyncio.create_task(self._run_one(item), name=f"{self.name}-{item.id}")
+            self._active[item.id] = task
+        return len(items)
+
+    async def _run_one(self, item: T) -> None:
+        try:
+            await self._handle(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("work_item_crashed", extra={"loop": self.name, "item": item.id})
+        finally:
+            self._active.pop(item.id, None)
+            self._wake.set()
+
+    async def _sleep(self) -> None:
+        timeout = self._idle_poll
+        try:
+            due = await self._next_due()
+        except Exception:
+            log.exception("next_due_failed", extra={"loop": self.name})
+            due = None
+        if due is not None:
+            until_due = (due - self._clock()).total_seconds()
+            timeout = max(0.005, min(timeout, until_due))
+        if self.active >= self._capacity:
+            timeout = self._idle_poll
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout)
+        self._wake.clear()
+
+    async def _heartbeat(self) -> None:
+        interval = self._lease.total_seconds() / 3
+        while True:
+            await asyncio.sleep(interval)
+            ids = list(self._active)
+            if not ids:
+                continue
+            try:
+                await self._renew(ids, self._clock() + self._lease)
+            except Exception:
+                log.exception("lease_renew_failed", extra={"loop": self.name})
+
+    async def stop(self, grace: float) -> None:
+        """Stop claiming; let work in hand finish for `grace` seconds, then cancel it and give
+        its leases back so that another process can take it over at once."""
+        self._stopping = True
+        self._wake.set()
+        held = list(self._active)
+        tasks = list(self._active.values())
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+        if held:
+            try:
+                await self._release(held)
+            except Exception:
+                log.exception("lease_release_failed", extra={"loop": self.name})

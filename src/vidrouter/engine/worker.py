@@ -1,0 +1,50 @@
+"""The generation worker: what the work loop does with each claimed generation."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from vidrouter.domain.generation import Generation
+from vidrouter.engine.advance import Advancer, Outcome
+from vidrouter.store.generations import GenerationStore
+
+log = logging.getLogger(__name__)
+
+
+class GenerationWorker:
+    def __init__(
+        self,
+        store: GenerationStore,
+        advancer: Advancer,
+        *,
+        owner: str,
+        on_deliveries: Callable[[], None],
+    ) -> None:
+        self._store = store
+        self._advancer = advancer
+        self._owner = owner
+        self._on_deliveries = on_deliveries
+
+    async def handle(self, g: Generation) -> None:
+        try:
+            outcome = await self._advancer.advance(g)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("generation_step_crashed", extra={"generation_id": g.id})
+            outcome = self._advancer.retry_after_crash(g, timedelta(seconds=5 * (g.tries + 1)))
+        await self._save(outcome)
+
+    async def _save(self, outcome: Outcome) -> None:
+        saved = await self._store.save(
+            outcome.generation, owner=self._owner, deliveries=outcome.deliveries
+        )
+        if not saved:
+            log.info("generation_save_skipped", extra={"generation_id": outcome.generation.id})
+        if saved and outcome.deliveries:
+            self._on_deliveries()
+        if outcome.cleanup is not None and saved:
+            await asyncio.to_thread(outcome.cleanup.unlink, True)

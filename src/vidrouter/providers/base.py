@@ -1,0 +1,188 @@
+"""The seam between the engine and every provider: a Protocol, its values and its errors.
+
+Adapters only translate between our generation and a provider's wire format. They do not
+retry, sleep or touch the store: the engine does, guided by the error classes below.
+
+    ProviderError                 retryable?  our error.code
+    ├── RateLimited(retry_after)  yes         rate_limited
+    ├── ProviderUnavailable       yes         provider_unavailable   (5xx, connection errors)
+    ├── ProviderTimeout           yes         timeout
+    ├── MalformedResponse         yes         provider_error          (unparseable answer)
+    ├── JobFailed                 per case    provider_error          (the job failed there)
+    ├── InvalidInput              no          invalid_input           (the user's request)
+    ├── ContentRejected           no          content_policy          (moderation)
+    └── AuthFailed                no          provider_unavailable    (our credentials / quota)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import ClassVar, Protocol
+
+from vidrouter.domain.errors import VidrouterError
+from vidrouter.domain.generation import JobData, JsonScalar
+from vidrouter.settings import Settings
+
+
+class ProviderError(VidrouterError):
+    retryable: ClassVar[bool] = False
+    code: ClassVar[str] = "provider_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider_code: str | None = None,
+        request_id: str | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider_code = provider_code
+        self.request_id = request_id
+        self.status_code = status_code
+
+    @property
+    def is_retryable(self) -> bool:
+        return self.retryable
+
+
+class RateLimited(ProviderError):
+    retryable = True
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.retry_after = retry_after
+
+
+class ProviderUnavailable(ProviderError):
+    retryable = True
+    code = "provider_unavailable"
+
+
+class ProviderTimeout(ProviderError):
+    retryable = True
+    code = "timeout"
+
+
+class MalformedResponse(ProviderError):
+    retryable = True
+    code = "provider_error"
+
+
+class JobFailed(ProviderError):
+    """The provider accepted the job and then reported that it failed."""
+
+    code = "provider_error"
+
+    def __init__(self, message: str, *, retryable: bool = False, **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self._retryable = retryable
+
+    @property
+    def is_retryable(self) -> bool:
+        return self._retryable
+
+
+class InvalidInput(ProviderError):
+    code = "invalid_input"
+
+
+class ContentRejected(ProviderError):
+    code = "content_policy"
+
+
+class AuthFailed(ProviderError):
+    code = "provider_unavailable"
+
+
+@dataclass(frozen=True)
+class ProviderRequest:
+    generation_id: str
+    model: str  # the route's provider model name
+    prompt: str
+    duration: float
+    aspect_ratio: str
+    image_url: str | None = None
+    options: Mapping[str, JsonScalar] = field(default_factory=dict)
+    callback_url: str | None = None
+
+
+@dataclass(frozen=True)
+class ProviderJob:
+    id: str
+    data: JobData = field(default_factory=dict)  # persisted; what poll/fetch need later
+    request_id: str | None = None
+
+
+class JobState(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    state: JobState
+    progress: int | None = None
+    error: ProviderError | None = None  # set when state is FAILED
+    billed_seconds: float | None = None
+    data: JobData | None = None  # replaces the job's data when given (e.g. the result URL)
+
+
+@dataclass(frozen=True)
+class ResultRef:
+    """Where the finished video is: a URL to download (with the headers it needs) or, for
+    the local renderer, a file on this machine."""
+
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    path: Path | None = None
+    delete_after: bool = False  # the engine removes `path` once the video is stored
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    first_poll: timedelta = timedelta(seconds=5)
+    interval: timedelta = timedelta(seconds=5)
+    max_interval: timedelta = timedelta(seconds=30)
+    max_wait: timedelta = timedelta(minutes=30)  # the provider's documented longest run
+
+
+class Provider(Protocol):
+    name: ClassVar[str]
+    poll_policy: PollPolicy
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob: ...
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus: ...
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef: ...
+
+    async def cancel(self, job: ProviderJob) -> None:
+        """Best effort: stop the job at the provider where it can be stopped."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ProviderContext:
+    settings: Settings
+    work_dir: Path  # scratch space for adapters that produce files on this machine
+    render_pool: Callable[[], Executor]  # CPU work off the event loop, created on first use
+
+
+@dataclass(frozen=True)
+class ProviderFactory:
+    name: str
+    credentials: tuple[str, ...]  # environment variables that must all be set
+    build: Callable[[ProviderContext], Provider]

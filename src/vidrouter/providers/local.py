@@ -1,0 +1,142 @@
+"""The built-in local provider: renders a title-card MP4 on this machine.
+
+It goes through the same submit / poll / fetch interface as every remote provider. The
+render runs in a process pool; its progress file (rewritten while it renders) tells any
+process how far it is and that it is alive, so a render lost with a killed process is
+started again by whichever worker polls next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import zlib
+from collections.abc import Callable
+from concurrent.futures import Executor
+from datetime import timedelta
+from pathlib import Path
+from typing import ClassVar
+
+from vidrouter.providers.base import (
+    InvalidInput,
+    JobFailed,
+    JobState,
+    PollPolicy,
+    ProviderContext,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    ResultRef,
+)
+from vidrouter.providers.local_render import RESOLUTIONS, RenderResult, RenderSpec, render_video
+
+log = logging.getLogger(__name__)
+
+# A render whose progress file has not been touched for this long is presumed dead.
+_STALE_SECONDS = 20.0
+
+
+class LocalProvider:
+    name: ClassVar[str] = "local"
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=0.5),
+        interval=timedelta(seconds=0.25),
+        max_interval=timedelta(seconds=1),
+        max_wait=timedelta(minutes=10),
+    )
+
+    def __init__(self, work_dir: Path, pool: Callable[[], Executor]) -> None:
+        self._dir = work_dir
+        self._pool = pool
+        self._running: dict[str, asyncio.Future[RenderResult]] = {}
+        self._failures: dict[str, str] = {}
+
+    def _paths(self, job_id: str) -> tuple[Path, Path]:
+        return self._dir / f"{job_id}.mp4", self._dir / f"{job_id}.progress"
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        if request.aspect_ratio not in RESOLUTIONS:
+            raise InvalidInput(f"aspect ratio {request.aspect_ratio} is not supported")
+        job = ProviderJob(
+            id=f"local_{request.generation_id}",
+            data={
+                "prompt": request.prompt,
+                "duration": request.duration,
+                "aspect_ratio": request.aspect_ratio,
+            },
+        )
+        self._start(job)
+        return job
+
+    def _start(self, job: ProviderJob) -> None:
+        width, height = RESOLUTIONS[str(job.data["aspect_ratio"])]
+        spec = RenderSpec(
+            prompt=str(job.data["prompt"]),
+            duration=float(job.data["duration"] or 0),
+            width=width,
+            height=height,
+            seed=zlib.crc32(job.id.encode()),
+        )
+        out, progress = self._paths(job.id)
+        self._dir.mkdir(parents=True, exist_ok=True)
+        progress.write_text("0")  # marks the render alive before the pool picks it up
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool(), render_video, spec, out, progress)
+        self._running[job.id] = future
+        future.add_done_callback(lambda f: self._finished(job.id, f))
+
+    def _finished(self, job_id: str, future: asyncio.Future[RenderResult]) -> None:
+        self._running.pop(job_id, None)
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            log.error("local_render_failed", extra={"job_id": job_id}, exc_info=error)
+            self._failures[job_id] = f"{type(error).__name__}: {error}"
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        out, progress = self._paths(job.id)
+        if out.exists():
+            return ProviderStatus(JobState.SUCCEEDED, progress=100)
+        failure = self._failures.pop(job.id, None)
+        if failure is not None:
+            return ProviderStatus(JobState.FAILED, error=JobFailed(f"render failed: {failure}"))
+        percent = _read_progress(progress)
+        if job.id in self._running:
+            return ProviderStatus(JobState.RUNNING, progress=percent)
+        if percent is not None and time.time() - progress.stat().st_mtime < _STALE_SECONDS:
+            return ProviderStatus(JobState.RUNNING, progress=percent)  # another process has it
+        log.info("local_render_restarted", extra={"job_id": job.id})
+        self._start(job)
+        return ProviderStatus(JobState.RUNNING, progress=0)
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        out, progress = self._paths(job.id)
+        progress.unlink(missing_ok=True)
+        return ResultRef(path=out, delete_after=True)
+
+    async def cancel(self, job: ProviderJob) -> None:
+        future = self._running.pop(job.id, None)
+        if future is not None:
+            future.cancel()  # a render already running finishes; its file is removed below
+        for path in self._paths(job.id):
+            path.unlink(missing_ok=True)
+
+    async def aclose(self) -> None:
+        self._running.clear()
+
+
+def _read_progress(path: Path) -> int | None:
+    try:
+        return max(0, min(100, int(path.read_text().strip() or 0)))
+    except (OSError, ValueError):
+        return None
+
+
+def _build(ctx: ProviderContext) -> LocalProvider:
+    return LocalProvider(ctx.work_dir / "local", ctx.render_pool)
+
+
+FACTORY = ProviderFactory("local", (), _build)

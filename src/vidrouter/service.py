@@ -1,0 +1,180 @@
+"""The running service: everything one process needs, built from the settings, started and
+stopped together. `vidrouter serve` runs the API and the workers on one of these."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import socket
+import uuid
+from concurrent.futures import Executor, ProcessPoolExecutor
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+
+from vidrouter.domain.catalog import Catalog, load_catalog
+from vidrouter.domain.clock import Clock, utcnow
+from vidrouter.domain.generation import Generation
+from vidrouter.engine.advance import Advancer
+from vidrouter.engine.loop import WorkLoop
+from vidrouter.engine.results import ResultFetcher
+from vidrouter.engine.worker import GenerationWorker
+from vidrouter.providers.base import ProviderContext
+from vidrouter.providers.registry import Providers
+from vidrouter.settings import Settings
+from vidrouter.storage.local import LocalStorage
+from vidrouter.storage.signing import UrlSigner
+from vidrouter.store.database import Database
+from vidrouter.store.deliveries import Delivery, DeliveryStore
+from vidrouter.store.generations import GenerationStore
+from vidrouter.store.keys import KeyStore
+from vidrouter.store.values import get_or_create_secret
+from vidrouter.webhooks.deliver import WebhookSender, webhook_client
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_CONCURRENCY = 16
+
+
+def _lower_priority() -> None:
+    # Renders are batch work: the API in the parent process must stay responsive.
+    with contextlib.suppress(OSError):
+        os.nice(10)
+
+
+class Service:
+    def __init__(self, settings: Settings, *, clock: Clock = utcnow) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.owner = f"{socket.gethostname()[:24]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.data_dir: Path = settings.data_dir.resolve()
+        self.db = Database(settings.resolved_database_url)
+        self.catalog: Catalog = load_catalog(settings.catalog)
+        self.keys = KeyStore(self.db, clock)
+        self.generations = GenerationStore(self.db)
+        self.deliveries = DeliveryStore(self.db)
+        self.storage = LocalStorage(self.data_dir / "blobs")
+        self._pool: Executor | None = None
+        self.providers = Providers(
+            ProviderContext(settings, self.data_dir / "work", self._render_pool)
+        )
+        self.signer: UrlSigner | None = None
+        self.generation_loop: WorkLoop[Generation] | None = None
+        self.webhook_loop: WorkLoop[Delivery] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._http: list[httpx.AsyncClient] = []
+
+    def _render_pool(self) -> Executor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.settings.render_processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
+        return self._pool
+
+    async def open(self) -> None:
+        """Prepare the data dir and the database; enough for the API and the CLI."""
+        await asyncio.to_thread(self.data_dir.mkdir, parents=True, exist_ok=True)
+        await self.db.migrate()
+        secret = self.settings.signing_secret or await get_or_create_secret(self.db, "url_signing")
+        self.signer = UrlSigner(
+            secret, self.settings.resolved_public_url, self.settings.content_url_ttl_seconds
+        )
+
+    def start_workers(self) -> None:
+        assert self.signer is not None, "open() first"
+        settings = self.settings
+        lease = timedelta(seconds=settings.lease_seconds)
+        download_client = httpx.AsyncClient(
+            timeout=httpx.Timeout(60.0, connect=10.0), follow_redirects=True, trust_env=False
+        )
+        hook_client = webhook_client(settings.webhook_timeout_seconds)
+        self._http += [download_client, hook_client]
+        advancer = Advancer(
+            self.catalog,
+            self.providers,
+            self.storage,
+            self.signer,
+            ResultFetcher(self.data_dir / "work" / "downloads", download_client),
+            self.clock,
+        )
+        sender = WebhookSender(
+            self.deliveries,
+            self.keys,
+            hook_client,
+            owner=self.owner,
+            schedule=settings.webhook_retry_schedule,
+            allow_private=settings.allow_private_webhook_urls,
+            clock=self.clock,
+        )
+        self.webhook_loop = WorkLoop(
+            "webhooks",
+            claim=lambda n, now, until: self.deliveries.claim(
+                self.owner, now=now, lease_until=until, limit=n
+            ),
+            handle=sender.handle,
+            renew=lambda ids, until: _renew_none(),
+            release=lambda ids: _renew_none(),
+            next_due=self.deliveries.next_due_at,
+            capacity=WEBHOOK_CONCURRENCY,
+            lease=timedelta(seconds=max(60.0, settings.webhook_timeout_seconds * 4)),
+            idle_poll=settings.idle_poll_seconds,
+            clock=self.clock,
+        )
+        worker = GenerationWorker(
+            self.generations, advancer, owner=self.owner, on_deliveries=self.webhook_loop.wake
+        )
+        self.generation_loop = WorkLoop(
+            "generations",
+            claim=lambda n, now, until: self.generations.claim(
+                self.owner, now=now, lease_until=until, limit=n
+            ),
+            handle=worker.handle,
+            renew=lambda ids, until: self.generations.renew(self.owner, ids, until=until),
+            release=lambda ids: self.generations.release(self.owner, ids),
+            next_due=self.generations.next_due_at,
+            capacity=settings.workers,
+            lease=lease,
+            idle_poll=settings.idle_poll_seconds,
+            clock=self.clock,
+        )
+        if settings.workers > 0:
+            self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
+        self._tasks.append(asyncio.create_task(self.webhook_loop.run(), name="webhooks"))
+
+    def wake(self) -> None:
+        """New work was written: an idle worker starts on it at once."""
+        if self.generation_loop is not None:
+            self.generation_loop.wake()
+
+    @property
+    def workers_running(self) -> bool:
+        loops = [self.generation_loop, self.webhook_loop]
+        return all(loop is not None and loop.running for loop in loops if loop is not None) and (
+            bool(self._tasks)
+        )
+
+    async def close(self, grace: float = 10.0) -> None:
+        for loop in (self.generation_loop, self.webhook_loop):
+            if loop is not None:
+                await loop.stop(grace)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        await self.providers.aclose()
+        for client in self._http:
+            await client.aclose()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        await self.db.close()
+
+
+async def _renew_none() -> int:
+    # Deliveries finish well inside their lease (the send timeout is a quarter of it).
+    return 0

@@ -1,0 +1,129 @@
+"""The one settings object, built once at start-up and passed down.
+
+Every setting is an environment variable with the `VIDROUTER_` prefix; provider credentials
+use each provider's own conventional variable name (no prefix).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, PrivateAttr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+DEFAULT_RETRY_SCHEDULE = (5, 300, 1800, 7200, 18000, 36000, 36000)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="VIDROUTER_", extra="ignore")
+
+    _environ: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    data_dir: Path = Path("./vidrouter-data")
+    database_url: str | None = None
+    public_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    allow_private_webhook_urls: bool = False
+    webhook_retry_schedule: Annotated[tuple[float, ...], NoDecode] = DEFAULT_RETRY_SCHEDULE
+    webhook_timeout_seconds: float = 15.0
+
+    workers: int = Field(default=4, ge=0)
+    render_processes: int = Field(default=2, ge=1)
+    lease_seconds: float = Field(default=30.0, gt=0)
+    idle_poll_seconds: float = Field(default=1.0, gt=0)
+
+    catalog: Path | None = None
+    signing_secret: str | None = None
+    content_url_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
+
+    max_prompt_chars: int = Field(default=4000, gt=0)
+    max_body_bytes: int = Field(default=1_000_000, gt=0)
+    log_level: str = "INFO"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, _MappingEnvSource(settings_cls))
+
+    @field_validator("webhook_retry_schedule", mode="before")
+    @classmethod
+    def _parse_schedule(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",") if p.strip()]
+            return tuple(float(p) for p in parts)
+        return value
+
+    @field_validator("webhook_retry_schedule")
+    @classmethod
+    def _check_schedule(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        if any(v < 0 for v in value):
+            raise ValueError("retry delays must be >= 0 seconds")
+        return value
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'vidrouter.sqlite3').resolve()}"
+
+    @property
+    def resolved_public_url(self) -> str:
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        return f"http://{self.host}:{self.port}"
+
+    def env(self, name: str) -> str | None:
+        """A variable of the environment the settings were built from (provider credentials
+        use their own conventional names, e.g. `GEMINI_API_KEY`); empty counts as unset."""
+        value = self._environ.get(name)
+        return value or None
+
+    def provider_base_url(self, provider: str, default: str) -> str:
+        """`VIDROUTER_<PROVIDER>_BASE_URL` when set (proxies, test fakes), else the default."""
+        override = self.env(f"VIDROUTER_{provider.upper()}_BASE_URL")
+        return (override or default).rstrip("/")
+
+
+def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Build the settings from an environment (the process's by default) plus overrides.
+
+    An explicit `environ` is the whole environment: the process's is not consulted, so tests
+    and embedders get exactly what they pass.
+    """
+    env = dict(os.environ if environ is None else environ)
+    token = _ENVIRON.set(env)
+    try:
+        settings = Settings(**overrides)
+    finally:
+        _ENVIRON.reset(token)
+    settings._environ = env
+    return settings
+
+
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("vidrouter_environ", default=None)
+
+
+class _MappingEnvSource(EnvSettingsSource):
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        environ = _ENVIRON.get()
+        if environ is None:
+            return super()._load_env_vars()
+        return {k.lower(): v for k, v in environ.items()}

@@ -1,0 +1,79 @@
+"""The database seam: one async engine, read and write transactions, migrations."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from vidrouter.domain.errors import VidrouterError
+from vidrouter.store import dialect
+
+log = logging.getLogger(__name__)
+
+
+class StoreError(VidrouterError):
+    """The database could not do what was asked (unreachable, locked too long, ...)."""
+
+
+class Database:
+    def __init__(self, url: str, *, pool_size: int = 10) -> None:
+        self.url = url
+        self.dialect = dialect.name_of(url)
+        self.engine: AsyncEngine = create_async_engine(
+            url, **dialect.engine_options(url, pool_size)
+        )
+        dialect.install_hooks(self.engine)
+        self._writer = self.engine.execution_options(**dialect.WRITE_OPTIONS)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        async with self.engine.connect() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """A transaction that will write: on SQLite it takes the write lock up front, so two
+        writers never deadlock upgrading a read lock."""
+        async with self._writer.begin() as conn:
+            yield conn
+
+    async def ping(self) -> bool:
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+            return True
+        except (SQLAlchemyError, OSError):
+            log.warning("database_ping_failed", exc_info=True)
+            return False
+
+    async def migrate(self) -> None:
+        """Bring the schema to the newest migration (idempotent; safe on every start)."""
+        async with self.engine.begin() as conn:
+            await dialect.lock_for_migration(conn)
+            await conn.run_sync(_upgrade)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+
+def _upgrade(connection: Connection) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def alembic_config(**attributes: Any) -> Config:
+    config = Config()
+    location = resources.files("vidrouter.store").joinpath("migrations")
+    config.set_main_option("script_location", str(location))
+    config.attributes.update(attributes)
+    return config

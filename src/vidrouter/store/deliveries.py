@@ -1,0 +1,140 @@
+"""Webhook deliveries: outbox rows written with the terminal state, sent on their own schedule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from vidrouter.store import dialect
+from vidrouter.store.database import Database
+from vidrouter.store.tables import webhook_deliveries as t
+
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    generation_id: str
+    account_id: str
+    api_key_id: str | None
+    url: str
+    event_type: str
+    payload: str
+    created_at: datetime
+    status: str = PENDING
+    tries: int = 0
+    next_attempt_at: datetime | None = None
+    last_status_code: int | None = None
+    last_error: str | None = None
+    delivered_at: datetime | None = None
+
+
+async def insert_delivery(conn: AsyncConnection, delivery: Delivery) -> None:
+    await conn.execute(
+        insert(t).values(
+            id=delivery.id,
+            generation_id=delivery.generation_id,
+            account_id=delivery.account_id,
+            api_key_id=delivery.api_key_id,
+            url=delivery.url,
+            event_type=delivery.event_type,
+            payload=delivery.payload,
+            status=delivery.status,
+            tries=delivery.tries,
+            created_at=delivery.created_at,
+            next_attempt_at=delivery.next_attempt_at or delivery.created_at,
+        )
+    )
+
+
+class DeliveryStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def claim(
+        self, owner: str, *, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Delivery]:
+        free = and_(
+            t.c.next_attempt_at.is_not(None),
+            t.c.next_attempt_at <= now,
+            or_(t.c.lease_until.is_(None), t.c.lease_until < now),
+        )
+        due = dialect.skip_locked(
+            select(t.c.id).where(free).order_by(t.c.next_attempt_at).limit(limit),
+            self._db.dialect,
+        )
+        statement = (
+            update(t)
+            .where(t.c.id.in_(due.scalar_subquery()), free)
+            .values(lease_owner=owner, lease_until=lease_until)
+            .returning(*t.c)
+        )
+        async with self._db.write() as conn:
+            rows = (await conn.execute(statement)).all()
+        return [_delivery(r) for r in rows]
+
+    async def record(
+        self,
+        delivery_id: str,
+        *,
+        owner: str,
+        status: str,
+        tries: int,
+        next_attempt_at: datetime | None,
+        status_code: int | None,
+        error: str | None,
+        delivered_at: datetime | None = None,
+    ) -> bool:
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t)
+                .where(t.c.id == delivery_id, t.c.lease_owner == owner)
+                .values(
+                    status=status,
+                    tries=tries,
+                    next_attempt_at=next_attempt_at,
+                    last_status_code=status_code,
+                    last_error=error,
+                    delivered_at=delivered_at,
+                    lease_owner=None,
+                    lease_until=None,
+                )
+            )
+        return result.rowcount == 1
+
+    async def for_generation(self, generation_id: str) -> list[Delivery]:
+        async with self._db.read() as conn:
+            rows = await conn.execute(
+                select(t).where(t.c.generation_id == generation_id).order_by(t.c.created_at)
+            )
+            return [_delivery(r) for r in rows]
+
+    async def next_due_at(self) -> datetime | None:
+        async with self._db.read() as conn:
+            value: datetime | None = await conn.scalar(select(func.min(t.c.next_attempt_at)))
+        return value
+
+
+def _delivery(row: Row[Any]) -> Delivery:
+    m = row._mapping
+    return Delivery(
+        id=m["id"],
+        generation_id=m["generation_id"],
+        account_id=m["account_id"],
+        api_key_id=m["api_key_id"],
+        url=m["url"],
+        event_type=m["event_type"],
+        payload=m["payload"],
+        created_at=m["created_at"],
+        status=m["status"],
+        tries=m["tries"],
+        next_attempt_at=m["next_attempt_at"],
+        last_status_code=m["last_status_code"],
+        last_error=m["last_error"],
+        delivered_at=m["delivered_at"],
+    )

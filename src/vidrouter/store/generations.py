@@ -1,0 +1,275 @@
+"""Generations: insert, read, list, and the engine's claim / save / renew under a lease."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, and_, func, insert, or_, select, update
+
+from vidrouter.domain.generation import (
+    TERMINAL,
+    Attempt,
+    Generation,
+    GenerationError,
+    Status,
+    Step,
+)
+from vidrouter.store import dialect
+from vidrouter.store.database import Database
+from vidrouter.store.deliveries import Delivery, insert_delivery
+from vidrouter.store.tables import generations as t
+
+_ACTIVE = [s.value for s in Status if s not in TERMINAL]
+
+
+@dataclass(frozen=True)
+class ListPage:
+    data: list[Generation]
+    has_more: bool
+
+
+class GenerationStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def insert(self, generation: Generation) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
+
+    async def get(self, generation_id: str, *, account_id: str | None = None) -> Generation | None:
+        """One generation; with `account_id`, only if it belongs to that account."""
+        query = select(t).where(t.c.id == generation_id)
+        if account_id is not None:
+            query = query.where(t.c.account_id == account_id)
+        async with self._db.read() as conn:
+            row = (await conn.execute(query)).first()
+        return _generation(row) if row is not None else None
+
+    async def page(
+        self,
+        account_id: str,
+        *,
+        limit: int,
+        after: str | None = None,
+        status: str | None = None,
+        model: str | None = None,
+    ) -> ListPage:
+        """Newest first; `after` is the id of the last item of the previous page."""
+        query = select(t).where(t.c.account_id == account_id)
+        if status is not None:
+            query = query.where(t.c.status == status)
+        if model is not None:
+            query = query.where(t.c.model == model)
+        async with self._db.read() as conn:
+            if after is not None:
+                cursor = (
+                    await conn.execute(
+                        select(t.c.created_at, t.c.id).where(
+                            t.c.id == after, t.c.account_id == account_id
+                        )
+                    )
+                ).first()
+                if cursor is None:
+                    return ListPage([], False)
+                query = query.where(
+                    or_(
+                        t.c.created_at < cursor.created_at,
+                        and_(t.c.created_at == cursor.created_at, t.c.id < cursor.id),
+                    )
+                )
+            query = query.order_by(t.c.created_at.desc(), t.c.id.desc()).limit(limit + 1)
+            rows = (await conn.execute(query)).all()
+        items = [_generation(r) for r in rows[:limit]]
+        return ListPage(items, len(rows) > limit)
+
+    # --- the engine's side ------------------------------------------------------------------
+
+    async def claim(
+        self, owner: str, *, now: datetime, lease_until: datetime, limit: int
+    ) -> list[Generation]:
+        """Take up to `limit` due, unleased rows, setting the lease in one statement."""
+        free = and_(
+            t.c.next_attempt_at.is_not(None),
+            t.c.next_attempt_at <= now,
+            or_(t.c.lease_until.is_(None), t.c.lease_until < now),
+        )
+        due = dialect.skip_locked(
+            select(t.c.id).where(free).order_by(t.c.next_attempt_at).limit(limit),
+            self._db.dialect,
+        )
+        statement = (
+            update(t)
+            .where(t.c.id.in_(due.scalar_subquery()), free)
+            .values(lease_owner=owner, lease_until=lease_until)
+            .returning(*t.c)
+        )
+        async with self._db.write() as conn:
+            rows = (await conn.execute(statement)).all()
+        return [_generation(r) for r in rows]
+
+    async def save(
+        self, generation: Generation, *, owner: str, deliveries: Sequence[Delivery] = ()
+    ) -> bool:
+        """Write the engine's new version of a row it holds the lease on, with the webhook
+        deliveries of a terminal state in the same transaction (the outbox). False when the
+        lease was lost or the row became terminal meanwhile (e.g. canceled): nothing written."""
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t)
+                .where(t.c.id == generation.id, t.c.lease_owner == owner, t.c.status.in_(_ACTIVE))
+                .values(**_columns(generation))
+            )
+            if result.rowcount != 1:
+                return False
+            for delivery in deliveries:
+                await insert_delivery(conn, delivery)
+        return True
+
+    async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
+        if not ids:
+            return 0
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t)
+                .where(t.c.id.in_(list(ids)), t.c.lease_owner == owner)
+                .values(lease_until=until)
+            )
+        return int(result.rowcount)
+
+    async def release(self, owner: str, ids: Sequence[str] | None = None) -> int:
+        """Give leases back (graceful shutdown) so that another worker can go on at once."""
+        condition = t.c.lease_owner == owner
+        if ids is not None:
+            condition = and_(condition, t.c.id.in_(list(ids)))
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t).where(condition).values(lease_owner=None, lease_until=None)
+            )
+        return int(result.rowcount)
+
+    async def next_due_at(self) -> datetime | None:
+        async with self._db.read() as conn:
+            value: datetime | None = await conn.scalar(select(func.min(t.c.next_attempt_at)))
+        return value
+
+    async def cancel(self, canceled: Generation, *, deliveries: Sequence[Delivery] = ()) -> bool:
+        """Write the canceled version of a generation that is still unfinished, whoever holds
+        its lease (the holder's next save then fails), with its webhook deliveries. False when
+        it had finished already."""
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t)
+                .where(t.c.id == canceled.id, t.c.status.in_(_ACTIVE))
+                .values(**_columns(canceled))
+            )
+            if result.rowcount != 1:
+                return False
+            for delivery in deliveries:
+                await insert_delivery(conn, delivery)
+        return True
+
+
+def _columns(g: Generation) -> dict[str, Any]:
+    return {
+        "account_id": g.account_id,
+        "api_key_id": g.api_key_id,
+        "model": g.model,
+        "prompt": g.prompt,
+        "duration": g.duration,
+        "aspect_ratio": g.aspect_ratio,
+        "image_url": g.image_url,
+        "webhook_url": g.webhook_url,
+        "metadata": g.metadata,
+        "status": g.status.value,
+        "step": g.step.value,
+        "progress": g.progress,
+        "route": g.route,
+        "provider_job_id": g.provider_job_id,
+        "provider_job_data": g.provider_job_data,
+        "video_key": g.video_key,
+        "video_duration": g.video_duration,
+        "video_width": g.video_width,
+        "video_height": g.video_height,
+        "error_code": g.error.code if g.error else None,
+        "error_message": g.error.message if g.error else None,
+        "provider_error_code": g.provider_error_code,
+        "provider_request_id": g.provider_request_id,
+        "billed_seconds": g.billed_seconds,
+        "cost_amount": g.cost_amount,
+        "cost_currency": g.cost_currency,
+        "tries": g.tries,
+        "attempts": [_attempt_json(a) for a in g.attempts],
+        "created_at": g.created_at,
+        "updated_at": g.updated_at,
+        "started_at": g.started_at,
+        "completed_at": g.completed_at,
+        "next_attempt_at": g.next_attempt_at,
+        "deadline_at": g.deadline_at,
+        "lease_owner": g.lease_owner,
+        "lease_until": g.lease_until,
+    }
+
+
+def _attempt_json(a: Attempt) -> dict[str, Any]:
+    return {
+        "route": a.route,
+        "provider_job_id": a.provider_job_id,
+        "outcome": a.outcome,
+        "at": a.at.isoformat(),
+        "error_code": a.error_code,
+    }
+
+
+def _generation(row: Row[Any]) -> Generation:
+    m = row._mapping
+    error = GenerationError(m["error_code"], m["error_message"] or "") if m["error_code"] else None
+    return Generation(
+        id=m["id"],
+        account_id=m["account_id"],
+        api_key_id=m["api_key_id"],
+        model=m["model"],
+        prompt=m["prompt"],
+        duration=m["duration"],
+        aspect_ratio=m["aspect_ratio"],
+        image_url=m["image_url"],
+        webhook_url=m["webhook_url"],
+        metadata=m["metadata"] or {},
+        status=Status(m["status"]),
+        step=Step(m["step"]),
+        progress=m["progress"],
+        route=m["route"],
+        provider_job_id=m["provider_job_id"],
+        provider_job_data=m["provider_job_data"] or {},
+        video_key=m["video_key"],
+        video_duration=m["video_duration"],
+        video_width=m["video_width"],
+        video_height=m["video_height"],
+        error=error,
+        provider_error_code=m["provider_error_code"],
+        provider_request_id=m["provider_request_id"],
+        billed_seconds=m["billed_seconds"],
+        cost_amount=m["cost_amount"],
+        cost_currency=m["cost_currency"],
+        tries=m["tries"],
+        attempts=tuple(
+            Attempt(
+                route=a["route"],
+                provider_job_id=a.get("provider_job_id"),
+                outcome=a["outcome"],
+                at=datetime.fromisoformat(a["at"]),
+                error_code=a.get("error_code"),
+            )
+            for a in (m["attempts"] or [])
+        ),
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+        started_at=m["started_at"],
+        completed_at=m["completed_at"],
+        next_attempt_at=m["next_attempt_at"],
+        deadline_at=m["deadline_at"],
+        lease_owner=m["lease_owner"],
+        lease_until=m["lease_until"],
+    )

@@ -1,0 +1,126 @@
+"""The schema. Alembic migrations in `migrations/versions/` create exactly this."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    text,
+)
+
+from vidrouter.store.types import JSONText, UTCDateTime
+
+metadata = MetaData()
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("account_id", String(64), ForeignKey("accounts.id"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("key_prefix", String(16), nullable=False),
+    Column("webhook_secret", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("revoked_at", UTCDateTime(), nullable=True),
+)
+
+generations = Table(
+    "generations",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("account_id", String(64), ForeignKey("accounts.id"), nullable=False),
+    Column("api_key_id", String(64), nullable=True),
+    Column("model", String(200), nullable=False),
+    Column("prompt", Text, nullable=False),
+    Column("duration", Float, nullable=False),
+    Column("aspect_ratio", String(16), nullable=False),
+    Column("image_url", Text, nullable=True),
+    Column("webhook_url", Text, nullable=True),
+    Column("metadata", JSONText, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("step", String(16), nullable=False),
+    Column("progress", Integer, nullable=True),
+    Column("route", String(300), nullable=True),
+    Column("provider_job_id", String(300), nullable=True),
+    Column("provider_job_data", JSONText, nullable=False),
+    Column("video_key", String(300), nullable=True),
+    Column("video_duration", Float, nullable=True),
+    Column("video_width", Integer, nullable=True),
+    Column("video_height", Integer, nullable=True),
+    Column("error_code", String(64), nullable=True),
+    Column("error_message", Text, nullable=True),
+    Column("provider_error_code", String(200), nullable=True),
+    Column("provider_request_id", String(200), nullable=True),
+    Column("billed_seconds", Float, nullable=True),
+    Column("cost_amount", Float, nullable=True),
+    Column("cost_currency", String(8), nullable=True),
+    Column("tries", Integer, nullable=False, server_default=text("0")),
+    Column("attempts", JSONText, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=True),
+    Column("completed_at", UTCDateTime(), nullable=True),
+    Column("next_attempt_at", UTCDateTime(), nullable=True),
+    Column("deadline_at", UTCDateTime(), nullable=True),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until", UTCDateTime(), nullable=True),
+    # Work is found through this partial index only: terminal rows have no next_attempt_at.
+    Index(
+        "ix_generations_due",
+        "next_attempt_at",
+        sqlite_where=text("next_attempt_at IS NOT NULL"),
+        postgresql_where=text("next_attempt_at IS NOT NULL"),
+    ),
+    Index("ix_generations_account_created", "account_id", "created_at", "id"),
+)
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", String(64), primary_key=True),  # the `webhook-id`, stable across retries
+    Column("generation_id", String(64), ForeignKey("generations.id"), nullable=False),
+    Column("account_id", String(64), nullable=False),
+    Column("api_key_id", String(64), nullable=True),
+    Column("url", Text, nullable=False),
+    Column("event_type", String(64), nullable=False),
+    Column("payload", Text, nullable=False),  # the exact bytes signed, fixed at the event
+    Column("status", String(16), nullable=False),  # pending | delivered | failed
+    Column("tries", Integer, nullable=False, server_default=text("0")),
+    Column("last_status_code", Integer, nullable=True),
+    Column("last_error", Text, nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("delivered_at", UTCDateTime(), nullable=True),
+    Column("next_attempt_at", UTCDateTime(), nullable=True),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until", UTCDateTime(), nullable=True),
+    Index(
+        "ix_webhook_deliveries_due",
+        "next_attempt_at",
+        sqlite_where=text("next_attempt_at IS NOT NULL"),
+        postgresql_where=text("next_attempt_at IS NOT NULL"),
+    ),
+    Index("ix_webhook_deliveries_generation", "generation_id"),
+)
+
+service_values = Table(
+    "service_values",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)

@@ -1,0 +1,1 @@
+"""Outgoing webhooks: Standard Webhooks signatures, the outbox, and delivery with retries."""
