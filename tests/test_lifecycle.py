@@ -75,7 +75,11 @@ async def test_each_aspect_ratio_and_duration_is_rendered_as_asked(
     ids = {}
     for ratio, (_, _, seconds) in cases.items():
         r = await app.create(
-            key, model="local-preview", prompt=f"ratio {ratio}", aspect_ratio=ratio, duration=seconds
+            key,
+            model="local-preview",
+            prompt=f"ratio {ratio}",
+            aspect_ratio=ratio,
+            duration=seconds,
         )
         assert r.status_code == 202, r.text
         ids[ratio] = r.json()["id"]
@@ -91,8 +95,13 @@ async def test_each_aspect_ratio_and_duration_is_rendered_as_asked(
 
 async def test_metadata_is_echoed_everywhere(app: Harness) -> None:
     key = await app.new_key()
-    r = await app.create(key, model="local-preview", prompt="m", duration=0.5,
-                         metadata={"order": "42", "customer": "ü"})
+    r = await app.create(
+        key,
+        model="local-preview",
+        prompt="m",
+        duration=0.5,
+        metadata={"order": "42", "customer": "ü"},
+    )
     assert r.json()["metadata"] == {"order": "42", "customer": "ü"}
     done = await app.wait_for(key, r.json()["id"])
     assert done["metadata"] == {"order": "42", "customer": "ü"}
@@ -102,8 +111,9 @@ async def test_webhook_body_is_the_generation_object(app: Harness) -> None:
     key = await app.new_key()
     receiver = WebhookReceiver()
     async with serve_app(receiver) as hook_url:
-        r = await app.create(key, model="local-preview", prompt="p", duration=0.5,
-                             webhook_url=hook_url)
+        r = await app.create(
+            key, model="local-preview", prompt="p", duration=0.5, webhook_url=hook_url
+        )
         done = await app.wait_for(key, r.json()["id"])
         [hook] = await receiver.wait_for(1)
     sent = json.loads(hook.body)

@@ -102,6 +102,7 @@ class Service:
             self.signer,
             ResultFetcher(self.data_dir / "work" / "downloads", download_client),
             self.clock,
+            delay_scale=settings.provider_delay_scale,
         )
         sender = WebhookSender(
             self.deliveries,

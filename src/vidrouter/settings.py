@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     render_processes: int = Field(default=2, ge=1)
     lease_seconds: float = Field(default=30.0, gt=0)
     idle_poll_seconds: float = Field(default=1.0, gt=0)
+    # Scales every provider timing (first poll, poll interval, retry backoff, Retry-After,
+    # longest wait). For tests and development against fakes; leave at 1 in production.
+    provider_delay_scale: float = Field(default=1.0, gt=0)
 
     catalog: Path | None = None
     signing_secret: str | None = None

@@ -198,8 +198,8 @@ def _parse(data: Mapping[str, Any], source: str) -> Iterable[ModelSpec]:
 
 def _model(entry: Mapping[str, Any]) -> ModelSpec:
     routes = tuple(_route(r) for r in entry.get("routes", []))
-    if not routes:
-        raise ValueError("a model needs at least one route")
+    if not routes and entry.get("retired_on") is None:
+        raise ValueError("a model needs at least one route (or a retired_on date)")
     durations = entry.get("durations")
     retired = entry.get("retired_on")
     model_type = str(entry.get("type", "text-to-video"))

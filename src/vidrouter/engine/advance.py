@@ -56,6 +56,7 @@ class Advancer:
         signer: UrlSigner,
         fetcher: ResultFetcher,
         clock: Clock,
+        delay_scale: float = 1.0,
     ) -> None:
         self._catalog = catalog
         self._providers = providers
@@ -63,6 +64,10 @@ class Advancer:
         self._signer = signer
         self._fetcher = fetcher
         self._clock = clock
+        self._scale = delay_scale
+
+    def _scaled(self, delay: timedelta) -> timedelta:
+        return delay * self._scale
 
     async def advance(self, g: Generation) -> Outcome:
         if g.step is Step.SUBMIT:
@@ -114,9 +119,9 @@ class Advancer:
                 tries=0,
                 attempts=(*g.attempts, attempt),
                 started_at=g.started_at or now,
-                deadline_at=now + provider.poll_policy.max_wait,
+                deadline_at=now + self._scaled(provider.poll_policy.max_wait),
                 updated_at=now,
-                next_attempt_at=now + provider.poll_policy.first_poll,
+                next_attempt_at=now + self._scaled(provider.poll_policy.first_poll),
                 lease_owner=None,
                 lease_until=None,
             )
@@ -169,7 +174,7 @@ class Advancer:
                 provider_job_data=status.data if status.data is not None else g.provider_job_data,
                 tries=0,
                 updated_at=now,
-                next_attempt_at=now + delay,
+                next_attempt_at=now + self._scaled(delay),
                 lease_owner=None,
                 lease_until=None,
             )
@@ -233,7 +238,7 @@ class Advancer:
         if not exc.is_retryable or g.tries + 1 >= MAX_TRIES:
             return self.fail(g, exc.code, exc.message, exc)
         retry_after = exc.retry_after if isinstance(exc, RateLimited) else None
-        delay = retry_delay(g.tries, retry_after)
+        delay = self._scaled(retry_delay(g.tries, retry_after))
         log.info(
             "provider_retryable_error",
             extra={

@@ -24,6 +24,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import ClassVar, Protocol
 
+import httpx
+
 from vidrouter.domain.errors import VidrouterError
 from vidrouter.domain.generation import JobData, JsonScalar
 from vidrouter.settings import Settings
@@ -46,6 +48,7 @@ class ProviderError(VidrouterError):
         self.provider_code = provider_code
         self.request_id = request_id
         self.status_code = status_code
+        self.response: httpx.Response | None = None  # the answer it was built from, if any
 
     @property
     def is_retryable(self) -> bool:

@@ -1,0 +1,137 @@
+"""What every fake shares: fault injection and a real small MP4 to serve."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from vidrouter.providers.local_render import RenderSpec, render_video
+
+FaultKind = Literal["status", "drop", "slow", "malformed"]
+
+
+@dataclass
+class Fault:
+    """What to do instead of (or before) answering a matching request.
+
+    - status: answer `status` with `body` (JSON) and a Retry-After header if given;
+    - drop: start the response, send half a body, then cut the connection;
+    - slow: wait `delay` seconds, then answer normally (pair with the client's timeout);
+    - malformed: answer 200 with a body that is not JSON.
+    """
+
+    kind: FaultKind = "status"
+    status: int = 500
+    body: object | None = None
+    retry_after: float | None = None
+    delay: float = 0.0
+    path: str = ""  # substring of the request path; "" matches every request
+    method: str | None = None
+    times: int = 1  # how many matching requests it applies to (-1: forever)
+
+
+@dataclass
+class FaultPlan:
+    faults: list[Fault] = field(default_factory=list)
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log
+
+    def add(self, fault: Fault | None = None, **kw: object) -> Fault:
+        fault = fault or Fault(**kw)  # type: ignore[arg-type]
+        self.faults.append(fault)
+        return fault
+
+    def clear(self) -> None:
+        self.faults.clear()
+
+    def take(self, method: str, path: str) -> Fault | None:
+        for fault in self.faults:
+            if fault.path in path and (fault.method is None or fault.method == method):
+                if fault.times > 0:
+                    fault.times -= 1
+                    if fault.times == 0:
+                        self.faults.remove(fault)
+                return fault
+        return None
+
+    def count(self, method: str, path_part: str) -> int:
+        return sum(1 for m, p in self.requests if m == method and path_part in p)
+
+
+class FaultInjector:
+    """ASGI middleware: applies the plan's faults before the fake answers."""
+
+    def __init__(self, app: ASGIApp, plan: FaultPlan) -> None:
+        self.app = app
+        self.plan = plan
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method, path = scope["method"], scope["path"]
+        self.plan.requests.append((method, path))
+        fault = self.plan.take(method, path)
+        if fault is None:
+            await self.app(scope, receive, send)
+            return
+        if fault.kind == "slow":
+            await asyncio.sleep(fault.delay)
+            await self.app(scope, receive, send)
+            return
+        if fault.kind == "malformed":
+            await _respond(send, 200, b"<html>upstream proxy error", "text/html")
+            return
+        if fault.kind == "drop":
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", b"400"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b'{"id": "tru', "more_body": True})
+            raise ConnectionAbortedError("fault: connection dropped")
+        headers = []
+        if fault.retry_after is not None:
+            headers.append((b"retry-after", str(fault.retry_after).encode()))
+        body = json.dumps(fault.body if fault.body is not None else {"error": "injected fault"})
+        await _respond(send, fault.status, body.encode(), "application/json", headers)
+
+
+async def _respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: str,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    start: Message = {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", content_type.encode()),
+            (b"content-length", str(len(body)).encode()),
+            *(headers or []),
+        ],
+    }
+    await send(start)
+    await send({"type": "http.response.body", "body": body})
+
+
+@functools.cache
+def sample_mp4(duration: float = 1.0, width: int = 320, height: int = 180) -> bytes:
+    """A real, small H.264 MP4 (rendered once per test session)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "sample.mp4"
+        render_video(RenderSpec("fake provider video", duration, width, height), out)
+        return out.read_bytes()
