@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 
 from starlette.requests import Request
@@ -42,8 +43,6 @@ class WebhookReceiver:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise TimeoutError(f"got {len(self.received)} webhooks, wanted {count}")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._event.wait(), remaining)
-            except TimeoutError:
-                pass
         return self.received
