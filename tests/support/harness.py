@@ -34,6 +34,9 @@ def test_settings(data_dir: Path, database_url: str | None = None, **overrides: 
     return load_settings(environ, **values)
 
 
+test_settings.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
 class Harness:
     def __init__(self, service: Service, client: httpx.AsyncClient) -> None:
         self.service = service

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
+from collections.abc import Iterator
 from typing import Annotated
 
 import typer
@@ -48,14 +50,29 @@ async def _serve(settings: Settings) -> None:
         lifespan="on",
         timeout_graceful_shutdown=5,
     )
-    server = uvicorn.Server(config)
+    server = _Server(config)
     try:
         await server.serve()
     finally:
         # SIGTERM / Ctrl-C: the server has stopped taking requests; the workers now finish
         # or hand back what they hold, so another process can go on with it at once.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
         await service.close(grace=SHUTDOWN_GRACE_SECONDS)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn re-raises SIGTERM/SIGINT once it has stopped, which would kill the process
+    before the workers hand back their work; we take the signals ourselves instead."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.handle_exit, sig, None)
+        try:
+            yield
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
 
 
 async def _welcome(service: Service) -> None:

@@ -255,7 +255,7 @@ def _metadata(body: Mapping[str, object]) -> dict[str, str]:
                 f"metadata keys must be 1-{MAX_METADATA_KEY} characters and values strings of at "
                 f"most {MAX_METADATA_VALUE} characters",
                 code="metadata_invalid",
-                param=f"metadata.{_clip(str(key), 40)}",
+                param=f"metadata.{str(key)[:MAX_METADATA_KEY]}",
             )
         out[str(key)] = item
     return out

@@ -35,7 +35,7 @@ from vidrouter.providers.local_render import RESOLUTIONS, RenderResult, RenderSp
 log = logging.getLogger(__name__)
 
 # A render whose progress file has not been touched for this long is presumed dead.
-_STALE_SECONDS = 20.0
+_STALE_SECONDS = 6.0
 
 
 class LocalProvider:

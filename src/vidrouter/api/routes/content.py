@@ -33,8 +33,8 @@ async def get_content(key: str, request: Request, service: ServiceDep) -> Respon
     path = service.storage.local_path(key)
     if info is None or path is None:
         raise NotFound("the video no longer exists", code="content_not_found")
-    return FileResponse(
-        path,
-        media_type="video/mp4",
-        headers={"Cache-Control": "private, max-age=3600", "ETag": f'"{info.etag}"'},
-    )
+    headers = {"Cache-Control": "private, max-age=3600", "ETag": f'"{info.etag}"'}
+    match = request.headers.get("if-none-match")
+    if match is not None and headers["ETag"] in [t.strip() for t in match.split(",")]:
+        return Response(status_code=304, headers=headers)
+    return FileResponse(path, media_type="video/mp4", headers=headers)

@@ -1,0 +1,5 @@
+"""`python -m vidrouter.cli`."""
+
+from vidrouter.cli.main import main
+
+main()

@@ -1,0 +1,49 @@
+"""The command line: keys on the same data dir as serve; the key works against the API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.harness import running, test_settings
+from tests.support.process import cli_env, create_key, run_cli
+
+
+async def test_keys_create_list_revoke(tmp_path: Path) -> None:
+    env = cli_env(tmp_path / "data")
+    made = create_key(env, "ci")
+    assert set(made) >= {"id", "name", "key", "webhook_secret"}
+    assert made["name"] == "ci"
+    assert made["key"].startswith("vr_") and len(made["key"]) == 43
+    assert made["webhook_secret"].startswith("whsec_")
+
+    listed = run_cli(env, "keys", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["id"] for r in rows] == [made["id"]]
+    assert made["key"] not in listed.stdout  # only the hash is stored, never shown again
+
+    # The same data dir, opened by the service, accepts the key.
+    settings = test_settings(tmp_path / "data")
+    async with running(settings, workers=False) as app:
+        ok = await app.client.get("/v1/models", headers=app.auth(made["key"]))
+        assert ok.status_code == 200
+
+    revoked = run_cli(env, "keys", "revoke", made["id"])
+    assert revoked.returncode == 0, revoked.stderr
+    again = run_cli(env, "keys", "revoke", made["id"])
+    assert again.returncode == 1
+    async with running(settings, workers=False) as app:
+        refused = await app.client.get("/v1/models", headers=app.auth(made["key"]))
+        assert refused.status_code == 401
+
+
+def test_plain_output_and_help(tmp_path: Path) -> None:
+    env = cli_env(tmp_path / "data")
+    out = run_cli(env, "keys", "create", "--name", "human")
+    assert out.returncode == 0 and "vr_" in out.stdout and "whsec_" in out.stdout
+    table = run_cli(env, "keys", "list")
+    assert "human" in table.stdout
+    assert run_cli(env, "--help").returncode == 0
+    # The database file lives in the data dir given by the environment.
+    assert (tmp_path / "data" / "vidrouter.sqlite3").exists()

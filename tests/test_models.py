@@ -1,0 +1,96 @@
+"""GET /v1/models and /v1/models/{id}: the seed's fields, listed only when usable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.harness import Harness, running, test_settings
+
+SEED_FIELDS = {
+    "id",
+    "name",
+    "description",
+    "provider",
+    "type",
+    "max_duration",
+    "aspect_ratios",
+    "pricing",
+    "capabilities",
+}
+
+
+async def test_list_and_detail(app: Harness) -> None:
+    key = await app.new_key()
+    listing = await app.client.get("/v1/models", headers=app.auth(key))
+    assert listing.status_code == 200
+    body = listing.json()
+    assert body["object"] == "list"
+    local = next(m for m in body["data"] if m["id"] == "local-preview")
+    assert set(local) >= SEED_FIELDS
+    assert "object" not in local
+    assert "durations" not in local  # continuous durations: the field is absent, not null
+    assert local["provider"] == "vidrouter"
+    assert local["pricing"] == {"per_second": 0.0, "currency": "USD"}
+    assert local["aspect_ratios"] == ["16:9", "9:16", "1:1"]
+    assert local["capabilities"] == ["text-to-video"] and local["type"] == "text-to-video"
+    assert local["max_duration"] == 20 and local["default_duration"] == 5
+
+    detail = await app.client.get("/v1/models/local-preview", headers=app.auth(key))
+    assert detail.status_code == 200
+    assert detail.json() == {**local, "object": "model"}
+
+
+async def test_unknown_model_is_404(app: Harness) -> None:
+    key = await app.new_key()
+    response = await app.client.get("/v1/models/nope", headers=app.auth(key))
+    assert response.status_code == 404
+    assert response.json()["error"] == {
+        "type": "not_found_error",
+        "code": "model_not_found",
+        "message": "no model with id 'nope'",
+        "param": "model_id",
+    }
+
+
+async def test_fresh_install_without_credentials_lists_only_local_models(tmp_path: Path) -> None:
+    async with running(test_settings(tmp_path / "d", environ={}), workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert {m["provider"] for m in data} == {"vidrouter"}
+
+
+async def test_operator_catalog_extends_and_discrete_durations_are_enforced(
+    tmp_path: Path,
+) -> None:
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(
+        """
+[[models]]
+id = "house-style"
+name = "House style"
+description = "The local renderer with our own limits."
+provider = "Example Co"
+max_duration = 8
+default_duration = 4
+durations = [4, 8]
+aspect_ratios = ["9:16", "16:9"]
+
+  [[models.routes]]
+  provider = "local"
+  model = "title-card"
+  price_per_second = 0.05
+"""
+    )
+    settings = test_settings(tmp_path / "d", catalog=catalog)
+    async with running(settings, workers=False) as app:
+        key = await app.new_key()
+        model = (await app.client.get("/v1/models/house-style", headers=app.auth(key))).json()
+        assert model["durations"] == [4, 8]
+        assert model["pricing"]["per_second"] == 0.05
+        assert model["aspect_ratios"] == ["9:16", "16:9"]
+        bad = await app.create(key, model="house-style", prompt="x", duration=5)
+        assert bad.status_code == 400
+        assert bad.json()["error"]["code"] == "duration_unsupported"
+        good = await app.create(key, model="house-style", prompt="x")
+        assert good.status_code == 202
+        assert (good.json()["duration"], good.json()["aspect_ratio"]) == (4, "9:16")

@@ -1,0 +1,143 @@
+"""The store's claim and lease rules, on SQLite and PostgreSQL: due rows are claimed once,
+leases fence writers, expired leases are free again, terminal rows are never claimed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from vidrouter.domain import ids
+from vidrouter.domain.generation import Generation, Status, Step
+from vidrouter.store import Database, GenerationStore, KeyStore
+
+T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[tuple[GenerationStore, str]]:
+    db = Database(database_url)
+    await db.migrate()
+    key = await KeyStore(db).create("t")
+    try:
+        yield GenerationStore(db), key.key.account_id
+    finally:
+        await db.close()
+
+
+def _generation(account: str, due: datetime | None = T0, **kw: object) -> Generation:
+    g = Generation(
+        id=ids.generation_id(),
+        account_id=account,
+        model="local-preview",
+        prompt="p",
+        duration=1.0,
+        aspect_ratio="16:9",
+        status=Status.QUEUED,
+        step=Step.SUBMIT,
+        created_at=T0,
+        updated_at=T0,
+        next_attempt_at=due,
+    )
+    return replace(g, **kw)  # type: ignore[arg-type]
+
+
+async def test_claims_only_due_rows_in_due_order(store: tuple[GenerationStore, str]) -> None:
+    gens, account = store
+    late = _generation(account, T0 + timedelta(seconds=10))
+    early = _generation(account, T0 - timedelta(seconds=10))
+    now = _generation(account, T0)
+    done = _generation(account, None, status=Status.COMPLETED, step=Step.DONE)
+    for g in (late, early, now, done):
+        await gens.insert(g)
+    claimed = await gens.claim("w1", now=T0, lease_until=T0 + timedelta(seconds=30), limit=10)
+    assert [g.id for g in claimed] == [early.id, now.id]
+    assert all(g.lease_owner == "w1" for g in claimed)
+    # Leased rows are not claimed again until the lease runs out.
+    assert await gens.claim("w2", now=T0, lease_until=T0 + timedelta(seconds=30), limit=10) == []
+    later = T0 + timedelta(seconds=31)
+    again = await gens.claim("w2", now=later, lease_until=later + timedelta(seconds=30), limit=10)
+    assert {g.id for g in again} == {early.id, now.id, late.id}
+
+
+async def test_save_is_fenced_by_the_lease(store: tuple[GenerationStore, str]) -> None:
+    gens, account = store
+    g = _generation(account)
+    await gens.insert(g)
+    [mine] = await gens.claim("w1", now=T0, lease_until=T0 + timedelta(seconds=5), limit=1)
+    # w1 stalls; its lease expires and w2 takes the row over.
+    t1 = T0 + timedelta(seconds=6)
+    [theirs] = await gens.claim("w2", now=t1, lease_until=t1 + timedelta(seconds=5), limit=1)
+    assert not await gens.save(replace(mine, progress=50, lease_owner=None), owner="w1")
+    assert await gens.save(replace(theirs, progress=70, lease_owner=None), owner="w2")
+    stored = await gens.get(g.id)
+    assert stored is not None and stored.progress == 70
+
+
+async def test_terminal_rows_are_never_overwritten(store: tuple[GenerationStore, str]) -> None:
+    gens, account = store
+    g = _generation(account)
+    await gens.insert(g)
+    [claimed] = await gens.claim("w1", now=T0, lease_until=T0 + timedelta(seconds=5), limit=1)
+    canceled = replace(claimed, status=Status.CANCELED, step=Step.DONE, next_attempt_at=None)
+    assert await gens.cancel(canceled)
+    completed = replace(claimed, status=Status.COMPLETED, step=Step.DONE, next_attempt_at=None)
+    assert not await gens.save(completed, owner="w1")
+    assert not await gens.cancel(canceled)
+    stored = await gens.get(g.id)
+    assert stored is not None and stored.status is Status.CANCELED
+
+
+async def test_concurrent_claimers_never_share_a_row(store: tuple[GenerationStore, str]) -> None:
+    gens, account = store
+    rows = [_generation(account) for _ in range(60)]
+    for g in rows:
+        await gens.insert(g)
+
+    async def claimer(name: str) -> list[str]:
+        got: list[str] = []
+        for _ in range(10):
+            batch = await gens.claim(name, now=T0, lease_until=T0 + timedelta(minutes=1), limit=3)
+            got += [g.id for g in batch]
+        return got
+
+    results = await asyncio.gather(*(claimer(f"w{i}") for i in range(6)))
+    claimed = [gid for result in results for gid in result]
+    assert len(claimed) == len(set(claimed)) == 60
+
+
+async def test_renew_and_release(store: tuple[GenerationStore, str]) -> None:
+    gens, account = store
+    g = _generation(account)
+    await gens.insert(g)
+    await gens.claim("w1", now=T0, lease_until=T0 + timedelta(seconds=5), limit=1)
+    assert await gens.renew("w1", [g.id], until=T0 + timedelta(seconds=60)) == 1
+    assert await gens.renew("w2", [g.id], until=T0 + timedelta(seconds=90)) == 0
+    t1 = T0 + timedelta(seconds=30)
+    assert await gens.claim("w2", now=t1, lease_until=t1, limit=1) == []
+    assert await gens.release("w1", [g.id]) == 1
+    assert len(await gens.claim("w2", now=t1, lease_until=t1 + timedelta(seconds=5), limit=1)) == 1
+
+
+async def test_pagination_is_newest_first_with_a_stable_cursor(
+    store: tuple[GenerationStore, str],
+) -> None:
+    gens, account = store
+    made = []
+    for i in range(25):
+        g = replace(_generation(account), created_at=T0 + timedelta(seconds=i // 3))
+        made.append(g)
+        await gens.insert(g)
+    seen: list[str] = []
+    after = None
+    while True:
+        page = await gens.page(account, limit=7, after=after)
+        seen += [g.id for g in page.data]
+        if not page.has_more:
+            break
+        after = page.data[-1].id
+    expected = [g.id for g in sorted(made, key=lambda g: (g.created_at, g.id), reverse=True)]
+    assert seen == expected
