@@ -54,7 +54,7 @@ class Service:
         self.data_dir: Path = settings.data_dir.resolve()
         self.db = Database(settings.resolved_database_url)
         self.catalog: Catalog = load_catalog(settings.catalog)
-        self.keys = KeyStore(self.db, clock)
+        self.keys = KeyStore(self.db, clock, cache_seconds=settings.key_cache_seconds)
         self.generations = GenerationStore(self.db)
         self.deliveries = DeliveryStore(self.db)
         self.storage = LocalStorage(self.data_dir / "blobs")
@@ -172,8 +172,18 @@ class Service:
         for client in self._http:
             await client.aclose()
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            _stop_pool(self._pool)
         await self.db.close()
+
+
+def _stop_pool(pool: Executor) -> None:
+    """Stop the render processes now: a render cut short is started again by whichever
+    worker next polls it, and waiting for it would hold up the exit."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, AttributeError):
+            process.terminate()
 
 
 async def _renew_none() -> int:

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     signing_secret: str | None = None
     content_url_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
 
+    # How long a key lookup is remembered: a key revoked by another process (e.g. the
+    # `keys revoke` command) is refused within this many seconds.
+    key_cache_seconds: float = Field(default=5.0, ge=0)
+
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)
     log_level: str = "INFO"

@@ -166,6 +166,12 @@ def _aspect_ratio(body: Mapping[str, object], model: ListedModel) -> str:
 def _image_url(body: Mapping[str, object], model: ListedModel) -> str | None:
     url = _string(body, "image_url", required=False)
     if url is None:
+        if "text-to-video" not in model.spec.capabilities:
+            raise InvalidRequest(
+                f"model {model.id} makes videos from an image only: give image_url",
+                code="image_required",
+                param="image_url",
+            )
         return None
     if "image-to-video" not in model.spec.capabilities:
         raise InvalidRequest(

@@ -33,10 +33,13 @@ class Database:
         )
         dialect.install_hooks(self.engine)
         self._writer = self.engine.execution_options(**dialect.WRITE_OPTIONS)
+        self._reader = self.engine.execution_options(**dialect.READ_OPTIONS)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
-        async with self.engine.connect() as conn:
+        """Reads outside an explicit transaction: each statement sees committed data; the
+        round trips of BEGIN and ROLLBACK are saved on the hot read paths."""
+        async with self._reader.connect() as conn:
             yield conn
 
     @asynccontextmanager

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 WRITE_OPTIONS = {"vidrouter_write": True}
+READ_OPTIONS = {"isolation_level": "AUTOCOMMIT"}
 _MIGRATION_LOCK = 7_260_424_113  # arbitrary, stable advisory-lock key for migrations
 
 
@@ -45,8 +46,10 @@ def install_hooks(engine: AsyncEngine) -> None:
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
-        write = conn.get_execution_options().get("vidrouter_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        options = conn.get_execution_options()
+        if options.get("isolation_level") == "AUTOCOMMIT":
+            return  # single-statement reads: no transaction needed
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("vidrouter_write") else "BEGIN")
 
 
 def skip_locked(query: Select[Any], dialect_name: str) -> Select[Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,8 +33,20 @@ class ListPage:
 
 
 class GenerationStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, cache_size: int = 20_000) -> None:
         self._db = db
+        # Terminal generations never change again, so they are kept in memory once read:
+        # clients poll finished generations far more than anything else.
+        self._finished: OrderedDict[str, Generation] = OrderedDict()
+        self._cache_size = cache_size
+
+    def _remember(self, g: Generation) -> None:
+        if not g.status.terminal or self._cache_size <= 0:
+            return
+        self._finished[g.id] = g
+        self._finished.move_to_end(g.id)
+        if len(self._finished) > self._cache_size:
+            self._finished.popitem(last=False)
 
     async def insert(self, generation: Generation) -> None:
         async with self._db.write() as conn:
@@ -41,12 +54,19 @@ class GenerationStore:
 
     async def get(self, generation_id: str, *, account_id: str | None = None) -> Generation | None:
         """One generation; with `account_id`, only if it belongs to that account."""
+        cached = self._finished.get(generation_id)
+        if cached is not None:
+            return cached if account_id in (None, cached.account_id) else None
         query = select(t).where(t.c.id == generation_id)
         if account_id is not None:
             query = query.where(t.c.account_id == account_id)
         async with self._db.read() as conn:
             row = (await conn.execute(query)).first()
-        return _generation(row) if row is not None else None
+        if row is None:
+            return None
+        g = _generation(row)
+        self._remember(g)
+        return g
 
     async def page(
         self,
@@ -126,6 +146,7 @@ class GenerationStore:
                 return False
             for delivery in deliveries:
                 await insert_delivery(conn, delivery)
+        self._remember(generation)
         return True
 
     async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
@@ -169,6 +190,7 @@ class GenerationStore:
                 return False
             for delivery in deliveries:
                 await insert_delivery(conn, delivery)
+        self._remember(canceled)
         return True
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,6 +18,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.tables import accounts, api_keys
 
 KEY_PREFIX = "vr_"
+_CACHE_ENTRIES = 10_000
 _KEY_CHARS = 40
 
 
@@ -49,9 +52,15 @@ def _new_plaintext() -> str:
 
 
 class KeyStore:
-    def __init__(self, db: Database, clock: Clock = utcnow) -> None:
+    def __init__(
+        self, db: Database, clock: Clock = utcnow, *, cache_seconds: float = 0.0
+    ) -> None:
         self._db = db
         self._clock = clock
+        # hash -> (looked up at, key or None): a revocation made by another process takes
+        # effect within `cache_seconds`; one made through this store, at once.
+        self._cache: OrderedDict[str, tuple[float, ApiKey | None]] = OrderedDict()
+        self._cache_seconds = cache_seconds
 
     async def create(
         self, name: str, *, account_id: str | None = None, account_name: str | None = None
@@ -99,15 +108,25 @@ class KeyStore:
     async def authenticate(self, plaintext: str) -> ApiKey | None:
         """The active key with this plaintext. The lookup is by hash, so the comparison never
         touches the plaintext and takes the same time whatever the key's prefix."""
+        digest = hash_key(plaintext)
+        if self._cache_seconds > 0:
+            hit = self._cache.get(digest)
+            if hit is not None and time.monotonic() - hit[0] < self._cache_seconds:
+                return hit[1]
         async with self._db.read() as conn:
             row = (
                 await conn.execute(
                     select(api_keys).where(
-                        api_keys.c.key_hash == hash_key(plaintext), api_keys.c.revoked_at.is_(None)
+                        api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None)
                     )
                 )
             ).first()
-        return _key(row) if row is not None else None
+        key = _key(row) if row is not None else None
+        if self._cache_seconds > 0:
+            self._cache[digest] = (time.monotonic(), key)
+            if len(self._cache) > _CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return key
 
     async def get(self, key_id: str) -> ApiKey | None:
         async with self._db.read() as conn:
@@ -133,6 +152,7 @@ class KeyStore:
                 .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
                 .values(revoked_at=self._clock())
             )
+        self._cache.clear()
         return result.rowcount > 0
 
 
