@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from vidrouter import __version__
 from vidrouter.api import errors
+from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from vidrouter.api.routes import content, generations, health, models
 from vidrouter.service import Service
@@ -48,6 +49,7 @@ def create_app(
     app.include_router(generations.router)
     app.include_router(content.router)
     app.include_router(health.router)
+    app.add_middleware(GenerationReadFastPath, service=svc)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
     return app

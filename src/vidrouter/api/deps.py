@@ -11,7 +11,7 @@ from vidrouter.service import Service
 from vidrouter.store.keys import ApiKey
 
 
-def get_service(request: Request) -> Service:
+async def get_service(request: Request) -> Service:
     service: Service = request.app.state.service
     return service
 

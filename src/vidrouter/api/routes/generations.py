@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from vidrouter.api.body import json_body
 from vidrouter.api.deps import CurrentKey, ServiceDep
+from vidrouter.api.presenter import present
 from vidrouter.api.schemas import (
     ERRORS,
     ERRORS_CREATE,
@@ -22,7 +23,6 @@ from vidrouter.domain import ids
 from vidrouter.domain.catalog import ListedModel, ModelSpec
 from vidrouter.domain.errors import Conflict, NotFound
 from vidrouter.domain.generation import Generation, Status, Step
-from vidrouter.domain.representation import generation_object
 from vidrouter.domain.requests import RequestLimits, parse_create
 from vidrouter.service import Service
 from vidrouter.webhooks.outbox import deliveries_for
@@ -35,13 +35,6 @@ _CREATE_BODY = {
         "content": {"application/json": {"schema": GenerationCreate.model_json_schema()}},
     }
 }
-
-
-def present(service: Service, g: Generation) -> dict[str, Any]:
-    url = None
-    if g.video_key is not None and service.signer is not None:
-        url = service.signer.sign(g.video_key, service.clock())
-    return generation_object(g, url)
 
 
 @router.post(
