@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
+from vidrouter.api import actions
 from vidrouter.api.body import json_body
 from vidrouter.api.deps import CurrentKey, ServiceDep
 from vidrouter.api.presenter import present
@@ -19,13 +19,7 @@ from vidrouter.api.schemas import (
     GenerationList,
     GenerationOut,
 )
-from vidrouter.domain import ids
-from vidrouter.domain.catalog import ListedModel, ModelSpec
-from vidrouter.domain.errors import Conflict, NotFound
-from vidrouter.domain.generation import Generation, Status, Step
-from vidrouter.domain.requests import RequestLimits, parse_create
-from vidrouter.service import Service
-from vidrouter.webhooks.outbox import deliveries_for
+from vidrouter.domain.generation import Status
 
 router = APIRouter(prefix="/v1/generations", tags=["generations"])
 
@@ -45,37 +39,8 @@ _CREATE_BODY = {
     openapi_extra=_CREATE_BODY,
 )
 async def create_generation(request: Request, service: ServiceDep, key: CurrentKey) -> JSONResponse:
-    body = await json_body(request)
-
-    def lookup(model_id: str) -> ListedModel | ModelSpec | None:
-        listed = service.catalog.find_listed(model_id, service.providers.usable)
-        return listed if listed is not None else service.catalog.get(model_id)
-
-    limits = RequestLimits(
-        max_prompt_chars=service.settings.max_prompt_chars,
-        allow_private_webhook_urls=service.settings.allow_private_webhook_urls,
-    )
-    req = parse_create(body, lookup, limits)
-    now = service.clock()
-    g = Generation(
-        id=ids.generation_id(),
-        account_id=key.account_id,
-        api_key_id=key.id,
-        model=req.model.id,
-        prompt=req.prompt,
-        duration=req.duration,
-        aspect_ratio=req.aspect_ratio,
-        image_url=req.image_url,
-        webhook_url=req.webhook_url,
-        metadata=req.metadata,
-        status=Status.QUEUED,
-        step=Step.SUBMIT,
-        created_at=now,
-        updated_at=now,
-        next_attempt_at=now,
-    )
-    await service.generations.insert(g)
-    service.wake()
+    req = actions.check_create(service, await json_body(request))
+    g = await actions.accept(service, key, req)
     return JSONResponse(
         present(service, g), status_code=202, headers={"Location": f"/v1/generations/{g.id}"}
     )
@@ -106,24 +71,11 @@ async def list_generations(
     )
 
 
-async def _owned(service: Service, key_account: str, generation_id: str) -> Generation:
-    g = None
-    if generation_id.startswith("gen_") and len(generation_id) <= 64:
-        g = await service.generations.get(generation_id, account_id=key_account)
-    if g is None:
-        raise NotFound(
-            f"no generation with id {generation_id[:64]!r}",
-            code="generation_not_found",
-            param="generation_id",
-        )
-    return g
-
-
 @router.get(
     "/{generation_id}", response_model=None, responses={200: {"model": GenerationOut}, **ERRORS_ID}
 )
 async def get_generation(generation_id: str, service: ServiceDep, key: CurrentKey) -> JSONResponse:
-    g = await _owned(service, key.account_id, generation_id)
+    g = await actions.owned(service, key.account_id, generation_id)
     return JSONResponse(present(service, g))
 
 
@@ -135,25 +87,6 @@ async def get_generation(generation_id: str, service: ServiceDep, key: CurrentKe
 async def cancel_generation(
     generation_id: str, service: ServiceDep, key: CurrentKey
 ) -> JSONResponse:
-    g = await _owned(service, key.account_id, generation_id)
-    now = service.clock()
-    canceled = replace(
-        g,
-        status=Status.CANCELED,
-        step=Step.DONE,
-        completed_at=now,
-        updated_at=now,
-        next_attempt_at=None,
-        lease_owner=None,
-        lease_until=None,
-    )
-    if g.status.terminal or not await service.generations.cancel(
-        canceled, deliveries=deliveries_for(canceled, None, now)
-    ):
-        raise Conflict(
-            f"generation {g.id} has already finished ({g.status.value if g.status.terminal else 'just now'})",
-            code="generation_not_cancelable",
-        )
-    if service.webhook_loop is not None:
-        service.webhook_loop.wake()
+    g = await actions.owned(service, key.account_id, generation_id)
+    canceled = await actions.cancel(service, g)
     return JSONResponse(present(service, canceled))

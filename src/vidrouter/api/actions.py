@@ -1,0 +1,95 @@
+"""What the API does to generations, shared by our routes and the OpenAI-compatible ones:
+check a create request, accept it, cancel."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from vidrouter.domain import ids
+from vidrouter.domain.catalog import ListedModel, ModelSpec
+from vidrouter.domain.errors import Conflict, NotFound
+from vidrouter.domain.generation import Generation, Status, Step
+from vidrouter.domain.requests import CreateRequest, RequestLimits, parse_create
+from vidrouter.service import Service
+from vidrouter.store.keys import ApiKey
+from vidrouter.webhooks.outbox import deliveries_for
+
+
+def check_create(service: Service, body: object) -> CreateRequest:
+    """The request checked against the models usable now; raises InvalidRequest."""
+
+    def lookup(model_id: str) -> ListedModel | ModelSpec | None:
+        listed = service.catalog.find_listed(model_id, service.providers.usable)
+        return listed if listed is not None else service.catalog.get(model_id)
+
+    limits = RequestLimits(
+        max_prompt_chars=service.settings.max_prompt_chars,
+        allow_private_webhook_urls=service.settings.allow_private_webhook_urls,
+    )
+    return parse_create(body, lookup, limits)
+
+
+async def accept(service: Service, key: ApiKey, req: CreateRequest) -> Generation:
+    """Store the new generation and wake a worker for it."""
+    now = service.clock()
+    g = Generation(
+        id=ids.generation_id(),
+        account_id=key.account_id,
+        api_key_id=key.id,
+        model=req.model.id,
+        prompt=req.prompt,
+        duration=req.duration,
+        aspect_ratio=req.aspect_ratio,
+        image_url=req.image_url,
+        webhook_url=req.webhook_url,
+        metadata=req.metadata,
+        status=Status.QUEUED,
+        step=Step.SUBMIT,
+        created_at=now,
+        updated_at=now,
+        next_attempt_at=now,
+    )
+    await service.generations.insert(g)
+    service.wake()
+    return g
+
+
+async def owned(service: Service, account_id: str, generation_id: str) -> Generation:
+    """The generation if it belongs to the account, else NotFound (existence not revealed)."""
+    g = None
+    if generation_id.startswith("gen_") and len(generation_id) <= 64:
+        g = await service.generations.get(generation_id, account_id=account_id)
+    if g is None:
+        raise NotFound(
+            f"no generation with id {generation_id[:64]!r}",
+            code="generation_not_found",
+            param="generation_id",
+        )
+    return g
+
+
+async def cancel(service: Service, g: Generation) -> Generation:
+    """Cancel an unfinished generation (Conflict when it has finished)."""
+    now = service.clock()
+    canceled = replace(
+        g,
+        status=Status.CANCELED,
+        step=Step.DONE,
+        completed_at=now,
+        updated_at=now,
+        next_attempt_at=None,
+        lease_owner=None,
+        lease_until=None,
+    )
+    if g.status.terminal or not await service.generations.cancel(
+        canceled, deliveries=deliveries_for(canceled, None, now)
+    ):
+        current = await service.generations.get(g.id)
+        state = current.status.value if current is not None else g.status.value
+        raise Conflict(
+            f"generation {g.id} has already finished ({state})",
+            code="generation_not_cancelable",
+        )
+    if service.webhook_loop is not None:
+        service.webhook_loop.wake()
+    return canceled
