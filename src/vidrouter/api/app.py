@@ -11,7 +11,7 @@ from vidrouter import __version__
 from vidrouter.api import errors
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
-from vidrouter.api.routes import content, generations, health, models
+from vidrouter.api.routes import content, generations, health, models, videos
 from vidrouter.service import Service
 from vidrouter.settings import Settings
 
@@ -47,6 +47,7 @@ def create_app(
     errors.install(app)
     app.include_router(models.router)
     app.include_router(generations.router)
+    app.include_router(videos.router)
     app.include_router(content.router)
     app.include_router(health.router)
     app.add_middleware(GenerationReadFastPath, service=svc)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
 
 from vidrouter.domain.generation import (
     TERMINAL,
@@ -22,6 +22,7 @@ from vidrouter.store import dialect
 from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, insert_delivery
 from vidrouter.store.tables import generations as t
+from vidrouter.store.tables import webhook_deliveries as deliveries_table
 
 _ACTIVE = [s.value for s in Status if s not in TERMINAL]
 
@@ -148,6 +149,23 @@ class GenerationStore:
                 await insert_delivery(conn, delivery)
         self._remember(generation)
         return True
+
+    async def delete(self, generation_id: str, *, account_id: str) -> Generation | None:
+        """Remove a generation and its delivery records; the removed row, or None."""
+        async with self._db.write() as conn:
+            row = (
+                await conn.execute(
+                    select(t).where(t.c.id == generation_id, t.c.account_id == account_id)
+                )
+            ).first()
+            if row is None:
+                return None
+            await conn.execute(
+                delete(deliveries_table).where(deliveries_table.c.generation_id == generation_id)
+            )
+            await conn.execute(delete(t).where(t.c.id == generation_id))
+        self._finished.pop(generation_id, None)
+        return _generation(row)
 
     async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
         if not ids:
