@@ -20,8 +20,10 @@ from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import Advancer
+from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.results import ResultFetcher
+from vidrouter.engine.router import Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
@@ -32,6 +34,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.store.routes import RouteStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.webhooks.deliver import WebhookSender, webhook_client
 
@@ -62,6 +65,17 @@ class Service:
         self.providers = Providers(
             ProviderContext(settings, self.data_dir / "work", self._render_pool)
         )
+        self.routes = RouteStore(self.db)
+        self.circuits = Circuits(
+            self.routes,
+            clock,
+            BreakerPolicy(
+                threshold=settings.circuit_failure_threshold,
+                window=timedelta(seconds=settings.circuit_window_seconds),
+                cooldown=timedelta(seconds=settings.circuit_cooldown_seconds),
+            ),
+        )
+        self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
         self.signer: UrlSigner | None = None
         self.generation_loop: WorkLoop[Generation] | None = None
         self.webhook_loop: WorkLoop[Delivery] | None = None
@@ -98,6 +112,8 @@ class Service:
         advancer = Advancer(
             self.catalog,
             self.providers,
+            self.router,
+            self.circuits,
             self.storage,
             self.signer,
             ResultFetcher(self.data_dir / "work" / "downloads", download_client),

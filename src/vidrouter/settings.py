@@ -47,6 +47,14 @@ class Settings(BaseSettings):
     # longest wait). For tests and development against fakes; leave at 1 in production.
     provider_delay_scale: float = Field(default=1.0, gt=0)
 
+    # Circuit breakers per route: open after this many retryable failures within the window,
+    # probe again after the cooldown.
+    circuit_failure_threshold: int = Field(default=5, ge=1)
+    circuit_window_seconds: float = Field(default=60.0, gt=0)
+    circuit_cooldown_seconds: float = Field(default=30.0, gt=0)
+    # The longest a generation may take from creation to a terminal state.
+    generation_deadline_seconds: float = Field(default=3600.0, gt=0)
+
     catalog: Path | None = None
     signing_secret: str | None = None
     content_url_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)

@@ -4,12 +4,14 @@ check a create request, accept it, cancel."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 
 from vidrouter.domain import ids
 from vidrouter.domain.catalog import ListedModel, ModelSpec
-from vidrouter.domain.errors import Conflict, NotFound
+from vidrouter.domain.errors import Conflict, NotFound, Unavailable
 from vidrouter.domain.generation import Generation, Status, Step
 from vidrouter.domain.requests import CreateRequest, RequestLimits, parse_create
+from vidrouter.engine.circuits import CircuitState
 from vidrouter.service import Service
 from vidrouter.store.keys import ApiKey
 from vidrouter.webhooks.outbox import deliveries_for
@@ -27,6 +29,22 @@ def check_create(service: Service, body: object) -> CreateRequest:
         allow_private_webhook_urls=service.settings.allow_private_webhook_urls,
     )
     return parse_create(body, lookup, limits)
+
+
+async def ensure_servable(service: Service, model: ListedModel) -> None:
+    """Refuse work that cannot run: when every route of the model has an open circuit,
+    a 503 with Retry-After beats queueing a generation that would only wait."""
+    routes = [r.key for r in model.routes]
+    for route in routes:
+        if await service.circuits.state_of(route) is not CircuitState.OPEN:
+            return
+    wait = await service.circuits.seconds_until_probe(routes)
+    raise Unavailable(
+        f"every provider of model {model.id} is failing right now; try again in {wait} s",
+        code="model_unavailable",
+        param="model",
+        retry_after=wait,
+    )
 
 
 async def accept(service: Service, key: ApiKey, req: CreateRequest) -> Generation:
@@ -48,6 +66,7 @@ async def accept(service: Service, key: ApiKey, req: CreateRequest) -> Generatio
         created_at=now,
         updated_at=now,
         next_attempt_at=now,
+        deadline_at=now + timedelta(seconds=service.settings.generation_deadline_seconds),
     )
     await service.generations.insert(g)
     service.wake()

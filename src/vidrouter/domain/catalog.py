@@ -34,10 +34,17 @@ class Route:
     aspect_ratios: tuple[str, ...] | None = None
     priority: int = 0  # lower first; ties are broken by price
     options: Mapping[str, JsonScalar] = field(default_factory=dict)
+    name: str | None = None  # tells apart two routes of one provider with one model name
 
     @property
     def key(self) -> str:
-        return f"{self.provider}:{self.provider_model}"
+        return f"{self.provider}:{self.name or self.provider_model}"
+
+    @property
+    def max_concurrent(self) -> int | None:
+        """Jobs the provider account runs at once on this route (None: no cap of ours)."""
+        value = self.options.get("max_concurrent")
+        return int(value) if isinstance(value, int | float) and value > 0 else None
 
 
 @dataclass(frozen=True)
@@ -235,4 +242,5 @@ def _route(entry: Mapping[str, Any]) -> Route:
         aspect_ratios=tuple(str(a) for a in ratios) if ratios is not None else None,
         priority=int(entry.get("priority", 0)),
         options=dict(entry.get("options", {})),
+        name=str(entry["id"]) if entry.get("id") is not None else None,
     )

@@ -33,13 +33,23 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "error": {"code": g.error.code, "message": g.error.message} if g.error else None,
         "cost": cost,
         "metadata": dict(g.metadata),
+        "route": _host(g.route),
+        "attempts": [
+            {
+                "route": _host(a.route),
+                "outcome": a.outcome,
+                "error_code": a.error_code,
+                "at": isoformat(a.at),
+            }
+            for a in g.attempts
+        ],
         "created_at": isoformat(g.created_at),
         "started_at": isoformat(g.started_at),
         "completed_at": isoformat(g.completed_at),
     }
 
 
-def model_object(m: ListedModel, *, with_object: bool) -> dict[str, Any]:
+def model_object(m: ListedModel, *, with_object: bool, status: str = "available") -> dict[str, Any]:
     spec = m.spec
     out: dict[str, Any] = {
         "id": spec.id,
@@ -52,12 +62,18 @@ def model_object(m: ListedModel, *, with_object: bool) -> dict[str, Any]:
         "pricing": {"per_second": m.price_per_second, "currency": CURRENCY},
         "capabilities": list(spec.capabilities),
         "default_duration": _number(m.default_duration),
+        "status": status,
     }
     if m.durations is not None:
         out["durations"] = [_number(d) for d in m.durations]
     if with_object:
         out["object"] = "model"
     return out
+
+
+def _host(route_key: str | None) -> str | None:
+    """The provider host of a route ("fal", "runway", ...); its model names stay private."""
+    return route_key.split(":", 1)[0] if route_key else None
 
 
 def _number(value: float) -> int | float:

@@ -1,6 +1,13 @@
 """One step of one generation: from the row as it is and what the provider says, the row as
-it must become. Effects on the outside world (provider calls, storing the video) happen here;
-writing the new row is the caller's, under its lease."""
+it must become. Effects on the outside world (provider calls, storing the video, circuit
+breaker records) happen here; writing the new row is the caller's, under its lease.
+
+Failover: a retryable failure, before the provider accepted the job or reported by the
+provider after, sends the next submit to a route that has not failed this generation yet
+(at once) or, when all have, back round them with backoff. The user's own errors (content
+policy, invalid input) fail at once. A job the provider accepted is polled to its end: it
+is submitted again elsewhere only when the provider said it failed.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +15,17 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from vidrouter.domain.catalog import Catalog, Route
 from vidrouter.domain.clock import Clock
-from vidrouter.domain.generation import (
-    Attempt,
-    Generation,
-    GenerationError,
-    Status,
-    Step,
-)
+from vidrouter.domain.generation import Attempt, Generation, GenerationError, Status, Step
 from vidrouter.engine.backoff import poll_delay, retry_delay
+from vidrouter.engine.circuits import Circuits
 from vidrouter.engine.results import ResultFetcher, inspect_and_normalise
+from vidrouter.engine.router import Router
 from vidrouter.providers.base import (
+    AuthFailed,
     JobState,
     Provider,
     ProviderError,
@@ -47,11 +52,20 @@ class Outcome:
     cleanup: Path | None = None  # a file to remove once the new row is saved
 
 
+def _unleased(g: Generation, now: datetime, next_at: datetime | None, **changes: Any) -> Generation:
+    """The row with changes, due again at `next_at` (None: never), its lease given back."""
+    return replace(
+        g, updated_at=now, next_attempt_at=next_at, lease_owner=None, lease_until=None, **changes
+    )
+
+
 class Advancer:
     def __init__(
         self,
         catalog: Catalog,
         providers: Providers,
+        router: Router,
+        circuits: Circuits,
         storage: BlobStorage,
         signer: UrlSigner,
         fetcher: ResultFetcher,
@@ -60,6 +74,8 @@ class Advancer:
     ) -> None:
         self._catalog = catalog
         self._providers = providers
+        self._router = router
+        self._circuits = circuits
         self._storage = storage
         self._signer = signer
         self._fetcher = fetcher
@@ -70,6 +86,9 @@ class Advancer:
         return delay * self._scale
 
     async def advance(self, g: Generation) -> Outcome:
+        now = self._clock()
+        if g.deadline_at is not None and now >= g.deadline_at:
+            return await self._time_out(g)
         if g.step is Step.SUBMIT:
             return await self._submit(g)
         if g.step in (Step.POLL, Step.DOWNLOAD):
@@ -79,12 +98,15 @@ class Advancer:
     # --- submit -----------------------------------------------------------------------------
 
     async def _submit(self, g: Generation) -> Outcome:
-        now = self._clock()
-        route = self._choose_route(g)
-        if route is None:
-            return self.fail(
-                g, "model_unavailable", f"model {g.model} has no usable route on this server"
-            )
+        choice = await self._router.choose(g)
+        if choice.route is None:
+            if choice.wait is None:
+                return self.fail(
+                    g, "model_unavailable", f"model {g.model} has no usable route on this server"
+                )
+            now = self._clock()
+            return Outcome(_unleased(g, now, now + self._scaled(choice.wait)))
+        route = choice.route
         provider = self._providers.get(route.provider)
         request = ProviderRequest(
             generation_id=g.id,
@@ -98,17 +120,21 @@ class Advancer:
         try:
             job = await provider.submit(request)
         except ProviderError as exc:
+            now = self._clock()
             attempt = Attempt(route.key, None, "submit_failed", now, exc.code)
-            g = replace(g, attempts=(*g.attempts, attempt))
-            return self._after_error(g, exc, route)
-        attempt = Attempt(route.key, job.id, "submitted", now)
+            return await self._after_error(replace(g, attempts=(*g.attempts, attempt)), exc, route)
+        now = self._clock()
+        await self._circuits.success(route.key)
         log.info(
             "generation_submitted",
             extra={"generation_id": g.id, "provider": route.provider, "job_id": job.id},
         )
+        job_deadline = now + self._scaled(provider.poll_policy.max_wait)
         return Outcome(
-            replace(
+            _unleased(
                 g,
+                now,
+                now + self._scaled(provider.poll_policy.first_poll),
                 status=Status.IN_PROGRESS,
                 step=Step.POLL,
                 route=route.key,
@@ -117,37 +143,20 @@ class Advancer:
                 provider_request_id=job.request_id,
                 progress=0,
                 tries=0,
-                attempts=(*g.attempts, attempt),
+                attempts=(*g.attempts, Attempt(route.key, job.id, "submitted", now)),
                 started_at=g.started_at or now,
-                deadline_at=now + self._scaled(provider.poll_policy.max_wait),
-                updated_at=now,
-                next_attempt_at=now + self._scaled(provider.poll_policy.first_poll),
-                lease_owner=None,
-                lease_until=None,
+                deadline_at=min(job_deadline, g.deadline_at) if g.deadline_at else job_deadline,
             )
         )
-
-    def _choose_route(self, g: Generation) -> Route | None:
-        listed = self._catalog.find_listed(g.model, self._providers.usable)
-        if listed is None:
-            return None
-        failed = {a.route for a in g.attempts if a.outcome in ("submit_failed", "failed")}
-        fresh = [r for r in listed.routes if r.key not in failed]
-        # Every route failed once already: go round again, in order.
-        return (fresh or list(listed.routes))[0]
 
     # --- poll and download ------------------------------------------------------------------
 
     async def _poll(self, g: Generation) -> Outcome:
-        now = self._clock()
         route = self._route_of(g)
         if route is None or g.provider_job_id is None:
             return self.fail(g, "internal_error", "the generation lost its route")
         provider = self._providers.get(route.provider)
         job = ProviderJob(g.provider_job_id, g.provider_job_data, g.provider_request_id)
-        if g.deadline_at is not None and now >= g.deadline_at:
-            await _cancel_quietly(provider, job)
-            return self.fail(g, "timeout", "the provider did not finish in time")
         try:
             status = await provider.poll(job)
             if status.state is JobState.SUCCEEDED:
@@ -155,30 +164,45 @@ class Advancer:
                     job = replace(job, data=status.data)
                 return await self._download(g, provider, job, route, status)
         except ProviderError as exc:
-            return self._after_error(g, exc, route)
+            return await self._after_error(g, exc, route)
+        now = self._clock()
         if status.state is JobState.FAILED:
             error = status.error or ProviderError("the provider reported a failure")
-            return self.fail(g, error.code, error.message, error)
+            return await self._job_failed(g, error, route)
         if status.state is JobState.CANCELED:
             return self.fail(g, "provider_error", "the provider canceled the job")
         elapsed = now - (g.started_at or now)
-        delay = poll_delay(
-            provider.poll_policy.interval,
-            provider.poll_policy.max_interval,
-            int(elapsed / provider.poll_policy.interval) if elapsed else 0,
-        )
+        interval = provider.poll_policy.interval
+        delay = poll_delay(interval, provider.poll_policy.max_interval, int(elapsed / interval))
         return Outcome(
-            replace(
+            _unleased(
                 g,
+                now,
+                now + self._scaled(delay),
                 progress=status.progress if status.progress is not None else g.progress,
                 provider_job_data=status.data if status.data is not None else g.provider_job_data,
                 tries=0,
-                updated_at=now,
-                next_attempt_at=now + self._scaled(delay),
-                lease_owner=None,
-                lease_until=None,
             )
         )
+
+    async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
+        """The provider accepted the job and then said it failed: submit again elsewhere
+        when the failure is the provider's and retryable, else the generation fails."""
+        now = self._clock()
+        attempt = Attempt(route.key, g.provider_job_id, "failed", now, error.code)
+        g = replace(g, attempts=(*g.attempts, attempt))
+        if not error.is_retryable:
+            return self.fail(g, error.code, error.message, error)
+        await self._circuits.failure(route.key)
+        resubmit = replace(
+            g,
+            step=Step.SUBMIT,
+            provider_job_id=None,
+            provider_job_data={},
+            provider_error_code=error.provider_code or g.provider_error_code,
+            progress=0,
+        )
+        return self._again(resubmit, error, route)
 
     async def _download(
         self,
@@ -199,9 +223,12 @@ class Advancer:
                 path.unlink(missing_ok=True)
             raise
         now = self._clock()
+        await self._circuits.success(route.key)
         billed = status.billed_seconds if status.billed_seconds is not None else info.duration
-        done = replace(
+        done = _unleased(
             g,
+            now,
+            None,
             status=Status.COMPLETED,
             step=Step.DONE,
             progress=100,
@@ -215,11 +242,7 @@ class Advancer:
             cost_currency="USD",
             tries=0,
             attempts=(*g.attempts, Attempt(route.key, job.id, "completed", now)),
-            updated_at=now,
             completed_at=now,
-            next_attempt_at=None,
-            lease_owner=None,
-            lease_until=None,
         )
         cleanup = path if (ours or ref.delete_after) else None
         log.info("generation_completed", extra={"generation_id": g.id, "provider": route.provider})
@@ -233,12 +256,28 @@ class Advancer:
 
     # --- outcomes ---------------------------------------------------------------------------
 
-    def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
-        now = self._clock()
-        if not exc.is_retryable or g.tries + 1 >= MAX_TRIES:
+    async def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
+        """A provider call raised. The user's errors fail the generation; the provider's
+        (retryable, or our credentials refused) count against the route and are tried again."""
+        if isinstance(exc, AuthFailed):
+            await self._circuits.failure(route.key, fatal=True)
+            if g.step is Step.SUBMIT and self._router.untried(g):
+                return self._again(g, exc, route)
             return self.fail(g, exc.code, exc.message, exc)
-        retry_after = exc.retry_after if isinstance(exc, RateLimited) else None
-        delay = self._scaled(retry_delay(g.tries, retry_after))
+        if not exc.is_retryable:
+            return self.fail(g, exc.code, exc.message, exc)
+        await self._circuits.failure(route.key)
+        return self._again(g, exc, route)
+
+    def _again(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
+        now = self._clock()
+        if g.tries + 1 >= MAX_TRIES:
+            return self.fail(g, exc.code, exc.message, exc)
+        if g.step is Step.SUBMIT and self._router.untried(g):
+            delay = timedelta(0)  # fail over to the next route at once
+        else:
+            retry_after = exc.retry_after if isinstance(exc, RateLimited) else None
+            delay = self._scaled(retry_delay(g.tries, retry_after))
         log.info(
             "provider_retryable_error",
             extra={
@@ -249,33 +288,40 @@ class Advancer:
             },
         )
         return Outcome(
-            replace(
+            _unleased(
                 g,
+                now,
+                now + delay,
                 tries=g.tries + 1,
                 provider_error_code=exc.provider_code or g.provider_error_code,
-                updated_at=now,
-                next_attempt_at=now + delay,
-                lease_owner=None,
-                lease_until=None,
+                provider_request_id=exc.request_id or g.provider_request_id,
             )
         )
+
+    async def _time_out(self, g: Generation) -> Outcome:
+        route = self._route_of(g)
+        if route is not None and g.provider_job_id is not None:
+            job = ProviderJob(g.provider_job_id, g.provider_job_data, g.provider_request_id)
+            try:
+                await self._providers.get(route.provider).cancel(job)
+            except ProviderError:
+                log.info("provider_cancel_failed", extra={"generation_id": g.id})
+        return self.fail(g, "timeout", "the generation did not finish in time")
 
     def fail(
         self, g: Generation, code: str, message: str, exc: ProviderError | None = None
     ) -> Outcome:
         now = self._clock()
-        failed = replace(
+        failed = _unleased(
             g,
+            now,
+            None,
             status=Status.FAILED,
             step=Step.DONE,
             error=GenerationError(code, message[:2000]),
             provider_error_code=(exc.provider_code if exc else None) or g.provider_error_code,
             provider_request_id=(exc.request_id if exc else None) or g.provider_request_id,
-            updated_at=now,
             completed_at=now,
-            next_attempt_at=None,
-            lease_owner=None,
-            lease_until=None,
         )
         log.info("generation_failed", extra={"generation_id": g.id, "error": code})
         return Outcome(failed, self._deliveries(failed, now))
@@ -285,24 +331,8 @@ class Advancer:
         if g.tries + 1 >= MAX_TRIES:
             return self.fail(g, "internal_error", "the generation could not be processed")
         now = self._clock()
-        return Outcome(
-            replace(
-                g,
-                tries=g.tries + 1,
-                updated_at=now,
-                next_attempt_at=now + delay,
-                lease_owner=None,
-                lease_until=None,
-            )
-        )
+        return Outcome(_unleased(g, now, now + delay, tries=g.tries + 1))
 
     def _deliveries(self, g: Generation, now: datetime) -> list[Delivery]:
         url = self._signer.sign(g.video_key, now) if g.video_key else None
         return deliveries_for(g, url, now)
-
-
-async def _cancel_quietly(provider: Provider, job: ProviderJob) -> None:
-    try:
-        await provider.cancel(job)
-    except ProviderError:
-        log.info("provider_cancel_failed", extra={"job_id": job.id})

@@ -52,9 +52,7 @@ def _new_plaintext() -> str:
 
 
 class KeyStore:
-    def __init__(
-        self, db: Database, clock: Clock = utcnow, *, cache_seconds: float = 0.0
-    ) -> None:
+    def __init__(self, db: Database, clock: Clock = utcnow, *, cache_seconds: float = 0.0) -> None:
         self._db = db
         self._clock = clock
         # hash -> (looked up at, key or None): a revocation made by another process takes

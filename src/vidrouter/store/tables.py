@@ -124,3 +124,15 @@ service_values = Table(
     Column("name", String(64), primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+route_health = Table(
+    "route_health",
+    metadata,
+    Column("route", String(300), primary_key=True),  # "<provider>:<provider model>"
+    Column("state", String(16), nullable=False),  # closed | open
+    Column("failures", Integer, nullable=False, server_default=text("0")),
+    Column("window_started_at", UTCDateTime(), nullable=True),
+    Column("opened_at", UTCDateTime(), nullable=True),
+    Column("probe_until", UTCDateTime(), nullable=True),  # a half-open probe is in flight
+    Column("updated_at", UTCDateTime(), nullable=False),
+)

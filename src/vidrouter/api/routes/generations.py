@@ -40,6 +40,7 @@ _CREATE_BODY = {
 )
 async def create_generation(request: Request, service: ServiceDep, key: CurrentKey) -> JSONResponse:
     req = actions.check_create(service, await json_body(request))
+    await actions.ensure_servable(service, req.model)
     g = await actions.accept(service, key, req)
     return JSONResponse(
         present(service, g), status_code=202, headers={"Location": f"/v1/generations/{g.id}"}

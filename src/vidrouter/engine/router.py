@@ -1,0 +1,64 @@
+"""Which route serves a generation's next submit.
+
+The routes of a model come ordered by the operator's policy (priority, then price). For one
+generation, routes that already failed it come last, so a retryable failure fails over to
+the next host. A route is skipped while its circuit is open or its provider account runs
+as many jobs as its cap allows; when every route is skipped the work waits in our queue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from vidrouter.domain.catalog import Catalog, Route
+from vidrouter.domain.generation import Generation
+from vidrouter.engine.circuits import Circuits
+from vidrouter.providers.registry import Providers
+from vidrouter.store.routes import RouteStore
+
+FAILED_OUTCOMES = frozenset({"submit_failed", "failed"})
+_BUSY_WAIT = timedelta(seconds=2)
+
+
+@dataclass(frozen=True)
+class RouteChoice:
+    route: Route | None
+    wait: timedelta | None = None  # no route now: try again after this; None: never
+
+
+class Router:
+    def __init__(
+        self, catalog: Catalog, providers: Providers, circuits: Circuits, routes: RouteStore
+    ) -> None:
+        self._catalog = catalog
+        self._providers = providers
+        self._circuits = circuits
+        self._routes = routes
+
+    def failures_of(self, g: Generation) -> list[str]:
+        return [a.route for a in g.attempts if a.outcome in FAILED_OUTCOMES]
+
+    async def choose(self, g: Generation) -> RouteChoice:
+        listed = self._catalog.find_listed(g.model, self._providers.usable)
+        if listed is None:
+            return RouteChoice(None)
+        failed = self.failures_of(g)
+        order = {r.key: i for i, r in enumerate(listed.routes)}
+        candidates = sorted(listed.routes, key=lambda r: (failed.count(r.key), order[r.key]))
+        for route in candidates:
+            cap = route.max_concurrent
+            if cap is not None and await self._routes.in_flight(route.key) >= cap:
+                continue
+            if await self._circuits.may_use(route.key):
+                return RouteChoice(route)
+        wait = await self._circuits.seconds_until_probe([r.key for r in listed.routes])
+        return RouteChoice(None, min(_BUSY_WAIT * 5, max(_BUSY_WAIT, timedelta(seconds=wait))))
+
+    def untried(self, g: Generation) -> bool:
+        """Whether some usable route has not failed this generation yet."""
+        listed = self._catalog.find_listed(g.model, self._providers.usable)
+        if listed is None:
+            return False
+        failed = set(self.failures_of(g))
+        return any(r.key not in failed for r in listed.routes)
