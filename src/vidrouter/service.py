@@ -72,7 +72,9 @@ class Service:
             BreakerPolicy(
                 threshold=settings.circuit_failure_threshold,
                 window=timedelta(seconds=settings.circuit_window_seconds),
-                cooldown=timedelta(seconds=settings.circuit_cooldown_seconds),
+                cooldown=timedelta(
+                    seconds=settings.circuit_cooldown_seconds * settings.provider_delay_scale
+                ),
             ),
         )
         self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
@@ -180,9 +182,13 @@ class Service:
         for loop in (self.generation_loop, self.webhook_loop):
             if loop is not None:
                 await loop.stop(grace)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:
+            # The loops leave by themselves once stopped; cancelling one mid-query would
+            # leave its database connection unreturned.
+            _, pending = await asyncio.wait(self._tasks, timeout=5)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         await self.providers.aclose()
         for client in self._http:

@@ -43,6 +43,8 @@ from vidrouter.webhooks.outbox import deliveries_for
 log = logging.getLogger(__name__)
 
 MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
+# Jobs a provider accepted and then failed: each may have cost money, so few are tried.
+MAX_JOB_FAILURES = 3
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,8 @@ class Advancer:
         if not error.is_retryable:
             return self.fail(g, error.code, error.message, error)
         await self._circuits.failure(route.key)
+        if sum(1 for a in g.attempts if a.outcome == "failed") >= MAX_JOB_FAILURES:
+            return self.fail(g, error.code, error.message, error)
         resubmit = replace(
             g,
             step=Step.SUBMIT,
@@ -306,6 +310,14 @@ class Advancer:
                 await self._providers.get(route.provider).cancel(job)
             except ProviderError:
                 log.info("provider_cancel_failed", extra={"generation_id": g.id})
+            return self.fail(g, "timeout", "the provider did not finish in time")
+        last = g.attempts[-1] if g.attempts else None
+        if last is not None and last.error_code is not None:
+            # Never accepted anywhere: the providers' refusals, not the clock, are the reason.
+            tries = sum(1 for a in g.attempts if a.error_code is not None)
+            return self.fail(
+                g, last.error_code, f"the providers failed this generation {tries} times; gave up"
+            )
         return self.fail(g, "timeout", "the generation did not finish in time")
 
     def fail(

@@ -80,6 +80,8 @@ class WorkLoop(Generic[T]):
         finally:
             self.running = False
             heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
 
     async def _fill(self) -> int:
         free = self._capacity - self.active

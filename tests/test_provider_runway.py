@@ -1,0 +1,468 @@
+"""Runway: the official SDK drives our fake unchanged, and generations through our API end as
+documented for each Runway behaviour and fault."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import struct
+import zlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import runwayml
+import runwayml.lib.polling
+from standardwebhooks.webhooks import Webhook
+
+from tests.fakes.base import sample_mp4
+from tests.fakes.runway import RunwayFake
+from tests.support.harness import Harness, running, test_settings
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app
+from tests.support.video import decode
+from vidrouter.providers import http as provider_http
+from vidrouter.settings import Settings
+
+
+def png(width: int = 64, height: int = 36) -> bytes:
+    """A real, tiny PNG (grey, 8-bit greyscale)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode()
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[tuple[RunwayFake, str]]:
+    runway = RunwayFake()
+    async with serve_app(runway.app) as url:
+        yield runway, url
+
+
+def settings_for(
+    tmp_path: Path, url: str, *, key: str | None = "test-key", scale: float = 0.01
+) -> Settings:
+    environ = {"VIDROUTER_RUNWAY_BASE_URL": url}
+    if key is not None:
+        environ["RUNWAYML_API_SECRET"] = key
+    return test_settings(tmp_path / "data", environ=environ, provider_delay_scale=scale)
+
+
+async def run_one(
+    tmp_path: Path, url: str, *, scale: float = 0.01, **body: Any
+) -> tuple[dict[str, Any], Harness]:
+    """Create one generation through our API and wait for its end."""
+    async with running(settings_for(tmp_path, url, scale=scale)) as app:
+        key = await app.new_key()
+        created = await app.create(key, **body)
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] in ("completed", "failed"), done
+        return done, app
+
+
+# --- 1. the official SDK against the fake ----------------------------------------------------
+
+
+async def test_official_sdk_drives_the_fake(
+    fake: tuple[RunwayFake, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runway, url = fake
+    monkeypatch.setattr(runwayml.lib.polling, "POLL_TIME", 0.01)
+    monkeypatch.setattr(runwayml.lib.polling, "POLL_JITTER", 0)
+    client = runwayml.AsyncRunwayML(api_key="test-key", base_url=url, max_retries=0)
+    async with client:
+        # text to video, polled by hand
+        created = await client.text_to_video.create(
+            model="gen4.5", prompt_text="a fox in the snow", ratio="1280:720", duration=5
+        )
+        for _ in range(10):
+            task = await client.tasks.retrieve(created.id)
+            if task.status == "SUCCEEDED":
+                break
+            assert task.status in ("PENDING", "THROTTLED", "RUNNING")
+        assert task.status == "SUCCEEDED"
+        async with httpx.AsyncClient() as http:
+            video = await http.get(task.output[0])  # presigned: no key needed
+        assert video.status_code == 200 and video.content == sample_mp4(1.0, 320, 180)
+
+        # image to video, waited for with the SDK's own helper
+        image = data_uri(png())
+        waited = await (
+            await client.image_to_video.create(
+                model="gen4_turbo", prompt_image=image, ratio="960:960", duration=5
+            )
+        ).wait_for_task_output(timeout=10)
+        assert waited.status == "SUCCEEDED" and waited.cost.credits == 25
+        assert runway.created[-1] == (
+            "image_to_video",
+            {"model": "gen4_turbo", "promptImage": image, "ratio": "960:960", "duration": 5},
+        )
+
+        # cancel a task that has not finished
+        runway.never_finish = True
+        pending = await client.image_to_video.create(
+            model="gen4.5",
+            prompt_image=[{"uri": image, "position": "first"}],
+            prompt_text="slow pan",
+            ratio="720:1280",
+            duration=10,
+        )
+        await client.tasks.delete(pending.id)
+        assert (await client.tasks.retrieve(pending.id)).status == "CANCELLED"
+
+        # Runway's error answers, as the SDK classifies them
+        with pytest.raises(runwayml.BadRequestError) as bad:
+            await client.text_to_video.create(  # type: ignore[call-overload]
+                model="gen4.5", prompt_text="square", ratio="960:960", duration=5
+            )
+        assert bad.value.body["error"] == "Validation of body failed"  # type: ignore[index]
+        assert bad.value.body["issues"][0]["path"] == ["ratio"]  # type: ignore[index]
+        with pytest.raises(runwayml.NotFoundError):
+            await client.tasks.retrieve("00000000-0000-0000-0000-000000000000")
+
+    async with runwayml.AsyncRunwayML(api_key="wrong", base_url=url, max_retries=0) as wrong:
+        with pytest.raises(runwayml.AuthenticationError):
+            await wrong.tasks.retrieve(created.id)
+    assert all(h["x-runway-version"] == "2024-11-06" for h in runway.headers_seen)
+
+
+# --- 2. end to end through our API -----------------------------------------------------------
+
+
+async def test_models_are_listed_only_with_the_key(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    _, url = fake
+    async with running(settings_for(tmp_path / "a", url)) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        models = {m["id"]: m for m in listed}
+        assert models["gen4.5"]["provider"] == "Runway"
+        assert models["gen4.5"]["capabilities"] == ["text-to-video", "image-to-video"]
+        assert models["gen4.5"]["pricing"] == {"per_second": 0.12, "currency": "USD"}
+        assert models["gen4.5"]["durations"] == [2, 3, 4, 5, 6, 7, 8, 9, 10]
+        assert models["gen4-turbo"]["capabilities"] == ["image-to-video"]
+        assert models["gen4-turbo"]["aspect_ratios"] == ["16:9", "9:16", "1:1"]
+    async with running(settings_for(tmp_path / "b", url, key=None)) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert not {"gen4.5", "gen4-turbo"} & {m["id"] for m in listed}
+
+
+async def test_text_to_video_completes_with_video_and_signed_webhook(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    receiver = WebhookReceiver()
+    async with (
+        serve_app(receiver) as hook_url,
+        running(settings_for(tmp_path, url)) as app,
+    ):
+        key = await app.new_key()
+        created = await app.create(
+            key, model="gen4.5", prompt="a red fox in the snow", duration=5, webhook_url=hook_url
+        )
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] == "completed", done
+        assert done["cost"] == {"amount": 0.6, "currency": "USD"}  # 5 s x 12 credits x $0.01
+        video = await app.client.get(done["video_url"])
+        [hook] = await receiver.wait_for(1)
+    info = decode(video.content, tmp_path)
+    assert (info.codec, info.width, info.height) == ("h264", 320, 180)
+    assert "authorization" not in runway.download_headers[0]  # our key stays with Runway
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == done["id"] and payload["status"] == "completed"
+    assert runway.created == [
+        (
+            "text_to_video",
+            {
+                "model": "gen4.5",
+                "promptText": "a red fox in the snow",
+                "ratio": "1280:720",
+                "duration": 5,
+            },
+        )
+    ]
+
+
+async def test_image_to_video_sends_the_image_inline(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    image = data_uri(png())
+    done, _ = await run_one(
+        tmp_path,
+        url,
+        model="gen4-turbo",
+        prompt="the lighthouse beam sweeps",
+        image_url=image,
+        aspect_ratio="1:1",
+        duration=3,
+    )
+    assert done["status"] == "completed", done
+    assert done["cost"] == {"amount": 0.15, "currency": "USD"}
+    [(endpoint, body)] = runway.created
+    assert endpoint == "image_to_video"
+    assert body == {
+        "model": "gen4_turbo",
+        "promptText": "the lighthouse beam sweeps",
+        "ratio": "960:960",
+        "duration": 3,
+        "promptImage": image,
+    }
+
+
+async def test_image_from_an_http_url_is_fetched_and_sent_as_data_uri(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+
+    async def image_host(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        body = png(40, 60)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"image/png")],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async with serve_app(image_host) as image_url:
+        done, _ = await run_one(
+            tmp_path,
+            url,
+            model="gen4.5",
+            prompt="portrait",
+            image_url=image_url + "/frame.png",
+            aspect_ratio="9:16",
+        )
+    assert done["status"] == "completed", done
+    [(_, body)] = runway.created
+    assert body["promptImage"] == data_uri(png(40, 60)) and body["ratio"] == "720:1280"
+
+
+async def test_provider_limits_are_checked_before_any_request(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    async with running(settings_for(tmp_path, url)) as app:
+        key = await app.new_key()
+        cases: list[tuple[dict[str, Any], str]] = [
+            ({"duration": 11}, "duration_too_long"),
+            ({"duration": 2.5}, "duration_unsupported"),
+            ({"duration": 1}, "duration_unsupported"),
+            ({"aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
+        ]
+        for extra, code in cases:
+            r = await app.create(key, model="gen4.5", prompt="p", **extra)
+            assert r.status_code == 400, r.text
+            assert r.json()["error"]["code"] == code
+    assert runway.plan.requests == []
+
+
+@pytest.mark.parametrize(
+    ("body", "provider_text"),
+    [
+        ({"model": "gen4.5", "prompt": "square", "aspect_ratio": "1:1"}, "only from an image"),
+        ({"model": "gen4.5", "prompt": "x" * 1001}, "at most 1000"),
+        ({"model": "gen4.5", "prompt": "p", "image_url": data_uri(b"GIF89a....")}, "PNG nor JPEG"),
+    ],
+)
+async def test_requests_runway_cannot_take_fail_invalid_input_without_a_call(
+    fake: tuple[RunwayFake, str], tmp_path: Path, body: dict[str, Any], provider_text: str
+) -> None:
+    runway, url = fake
+    done, _ = await run_one(tmp_path, url, **body)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "invalid_input"
+    assert provider_text in done["error"]["message"]
+    assert runway.plan.requests == []
+
+
+async def test_image_only_model_without_image_is_a_400_without_a_call(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    async with running(settings_for(tmp_path, url)) as app:
+        key = await app.new_key()
+        r = await app.create(key, model="gen4-turbo", prompt="no frame given")
+        assert r.status_code == 400, r.text
+        assert (r.json()["error"]["code"], r.json()["error"]["param"]) == (
+            "image_required",
+            "image_url",
+        )
+    assert runway.plan.requests == []
+
+
+async def test_image_runway_cannot_use_fails_invalid_input(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    too_wide = data_uri(png(300, 50))  # a PNG, but outside Runway's 0.5-2 aspect ratio
+    done, _ = await run_one(tmp_path, url, model="gen4-turbo", prompt="p", image_url=too_wide)
+    assert done["status"] == "failed" and done["error"]["code"] == "invalid_input", done
+    assert "ASSET.INVALID" in done["error"]["message"]
+    assert runway.plan.count("POST", "/v1/image_to_video") == 1
+
+
+async def test_moderation_fails_with_content_policy(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.moderate_prompts_containing = "forbidden"
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="something forbidden")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "content_policy"
+    assert "SAFETY.INPUT.TEXT" in done["error"]["message"]
+    assert done["video_url"] is None
+
+
+@pytest.mark.parametrize(
+    ("failure_code", "error_code"),
+    [
+        ("SAFETY.OUTPUT.VIDEO", "content_policy"),
+        ("INPUT_PREPROCESSING.SAFETY.TEXT", "content_policy"),
+        ("INTERNAL.BAD_OUTPUT.CODE01", "provider_error"),
+        ("INTERNAL", "provider_error"),
+    ],
+)
+async def test_task_failures_map_to_our_codes(
+    fake: tuple[RunwayFake, str], tmp_path: Path, failure_code: str, error_code: str
+) -> None:
+    runway, url = fake
+    runway.fail_jobs_with = (failure_code, "The task failed.")
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == error_code
+    assert failure_code in done["error"]["message"]
+
+
+async def test_throttled_tasks_wait_then_complete(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.throttled_polls = 3
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "completed", done
+    assert runway.plan.count("GET", "/v1/tasks/") >= 6
+
+
+async def test_server_errors_then_success_complete(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.plan.add(status=502, path="/v1/text_to_video", times=2, body={"error": "Bad gateway"})
+    runway.plan.add(status=503, path="/v1/tasks/", times=2)
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "completed", done
+    assert runway.plan.count("POST", "/v1/text_to_video") == 3
+    assert len(runway.created) == 1
+
+
+async def test_rate_limited_submit_waits_for_retry_after(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.plan.add(status=429, path="/v1/text_to_video", times=2, retry_after=20)
+    started = asyncio.get_running_loop().time()
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "completed", done
+    # Retry-After 20 s, scaled by 0.01, twice: without it backoff would be ~0.02 s
+    assert asyncio.get_running_loop().time() - started >= 0.4
+    assert runway.plan.count("POST", "/v1/text_to_video") == 3
+
+
+async def test_timeouts_dropped_connections_and_garbled_answers_are_retried(
+    fake: tuple[RunwayFake, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runway, url = fake
+    monkeypatch.setattr(provider_http, "DEFAULT_TIMEOUT", httpx.Timeout(0.5))
+    runway.plan.add(kind="malformed", path="/v1/text_to_video", times=1)
+    runway.plan.add(kind="drop", path="/v1/text_to_video", times=1)
+    runway.plan.add(kind="slow", delay=1.0, path="/v1/tasks/", method="GET", times=1)
+    runway.plan.add(kind="drop", path="/v1/tasks/", method="GET", times=1)
+    runway.plan.add(kind="malformed", path="/v1/tasks/", method="GET", times=1)
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "completed", done
+    assert runway.plan.faults == []  # every fault was met
+    assert len(runway.created) == 1
+
+
+async def test_result_download_failure_is_retried(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.plan.add(status=503, path="/_outputs/", times=2)
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "completed", done
+    assert runway.plan.count("GET", "/_outputs/") == 3
+
+
+async def test_rejected_key_fails_provider_unavailable(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.api_key = "the-real-key"
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert runway.plan.count("POST", "/v1/text_to_video") == 1  # not retried
+
+
+async def test_empty_credit_balance_fails_provider_unavailable(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.credits = 10
+    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert "enough credits" in done["error"]["message"]
+
+
+async def test_a_task_that_never_finishes_times_out_and_is_cancelled(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.never_finish = True
+    # 30 minutes of patience scaled down to 1.8 s
+    done, _ = await run_one(tmp_path, url, scale=0.001, model="gen4.5", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "timeout"
+    [task_id] = runway.tasks
+    assert runway.deleted == [task_id]
+    assert runway.tasks[task_id].status == "CANCELLED"
+
+
+async def test_task_cancelled_at_runway_fails_the_generation(
+    fake: tuple[RunwayFake, str], tmp_path: Path
+) -> None:
+    runway, url = fake
+    runway.never_finish = True
+    async with running(settings_for(tmp_path, url)) as app:
+        key = await app.new_key()
+        created = await app.create(key, model="gen4.5", prompt="p")
+        body = await app.wait_for(key, created.json()["id"], statuses=["in_progress"], timeout=10)
+        for task in runway.tasks.values():
+            task.status = "CANCELLED"  # someone cancelled it in Runway's dashboard
+        done = await app.wait_for(key, body["id"], timeout=10)
+    assert done["status"] == "failed" and done["error"]["code"] == "provider_error"
