@@ -1,0 +1,354 @@
+"""Kling (Kuaishou's own API): text-to-video and image-to-video tasks.
+
+Every request carries `Authorization: Bearer <JWT>`, an HS256 token signed with the secret key
+whose payload names the access key (`iss`) and a 30-minute validity window. Answers are an
+envelope `{code, message, request_id, data}` where `code` 0 is success and other codes say
+what went wrong more precisely than the HTTP status (a 429 may mean "out of credits").
+
+    POST /v1/videos/text2video | /v1/videos/image2video  -> data.task_id, data.task_status
+    GET  /v1/videos/<kind>/<task_id or external_task_id> -> task_status, task_result.videos[]
+
+Our generation id is sent as `external_task_id`, which Kling keeps unique per account: a
+submit repeated after a lost answer is refused as a duplicate, and the adapter then finds
+the task it already created by that id. A submit after that task failed uses the id with a
+suffix ("-2", "-3", ...) so that Kling starts a new task.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, ClassVar
+
+import httpx
+
+from vidrouter.domain.generation import JobData
+from vidrouter.providers import http
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    MalformedResponse,
+    PollPolicy,
+    ProviderContext,
+    ProviderError,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+    ResultRef,
+)
+from vidrouter.providers.images import decode_data_uri
+
+DEFAULT_BASE_URL = "https://api-singapore.klingai.com"
+TOKEN_LIFETIME = 1800  # seconds, as in Kling's own example
+TOKEN_NOT_BEFORE_SKEW = 5
+TOKEN_REFRESH_MARGIN = 300  # sign a new token this long before the old one expires
+MAX_IMAGE_BYTES = 10 * 1024 * 1024  # Kling: "File size: <=10MB"
+MAX_SUBMITS = 8  # tasks per generation: external_task_id, then "-2", "-3"... after failures
+
+# Route options passed through to Kling when the catalog sets them.
+_PASSTHROUGH_OPTIONS = ("mode", "sound", "cfg_scale", "negative_prompt")
+
+_STATES = {
+    "submitted": JobState.QUEUED,
+    "processing": JobState.RUNNING,
+    "succeed": JobState.SUCCEEDED,
+    "failed": JobState.FAILED,
+}
+# Words in task_status_msg that mean moderation, a bad input image, or a transient fault.
+_MODERATION_WORDS = ("risk control", "content", "sensitive", "security", "policy", "violat")
+_IMAGE_WORDS = ("image", "picture", "resolution", "aspect ratio")
+_TRANSIENT_WORDS = ("timeout", "timed out", "internal", "system error", "busy", "retry")
+
+
+def encode_jwt(access_key: str, secret_key: str, now: float) -> tuple[str, int]:
+    """Kling's API token (RFC 7519, HS256) and its expiry time in Unix seconds."""
+    issued = int(now)
+    expires = issued + TOKEN_LIFETIME
+    header = {"alg": "HS256", "typ": "JWT"}
+    payload = {"iss": access_key, "exp": expires, "nbf": issued - TOKEN_NOT_BEFORE_SKEW}
+    signing_input = _b64url(_compact(header)) + "." + _b64url(_compact(payload))
+    digest = hmac.new(secret_key.encode(), signing_input.encode("ascii"), hashlib.sha256)
+    return signing_input + "." + _b64url(digest.digest()), expires
+
+
+def _compact(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+class TokenSource:
+    """Signs a token and reuses it until shortly before it expires."""
+
+    def __init__(self, access_key: str, secret_key: str, clock: Callable[[], float]) -> None:
+        self._access_key = access_key
+        self._secret_key = secret_key
+        self._clock = clock
+        self._token: str | None = None
+        self._expires = 0
+
+    def token(self) -> str:
+        now = self._clock()
+        if self._token is None or now >= self._expires - TOKEN_REFRESH_MARGIN:
+            self._token, self._expires = encode_jwt(self._access_key, self._secret_key, now)
+        return self._token
+
+    def forget(self) -> None:
+        self._token = None
+
+
+class KlingProvider:
+    name: ClassVar[str] = "kling"
+    # Kling documents no maximum run time; std 5 s clips take about 1-3 min, pro/master and
+    # 10 s clips several minutes, longer when its queue is busy.
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=20),
+        interval=timedelta(seconds=10),
+        max_interval=timedelta(seconds=30),
+        max_wait=timedelta(minutes=45),
+    )
+
+    def __init__(
+        self,
+        base_url: str,
+        access_key: str,
+        secret_key: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._client = http.new_client(base_url, {"Content-Type": "application/json"})
+        self._tokens = TokenSource(access_key, secret_key, clock)
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        return self._client
+
+    # --- the Provider protocol ---------------------------------------------------------------
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        kind = "image2video" if request.image_url else "text2video"
+        payload = _payload(request, kind)
+        for attempt in range(1, MAX_SUBMITS + 1):
+            external = request.generation_id + ("" if attempt == 1 else f"-{attempt}")
+            payload["external_task_id"] = external
+            try:
+                body = await self._call("POST", f"/v1/videos/{kind}", json=payload)
+            except InvalidInput as exc:
+                if "external_task_id" not in exc.message.lower():
+                    raise
+                # A task with this id exists: our earlier submit was accepted but its answer
+                # was lost (use that task), or it failed and this submit is a new try.
+                body = await self._call("GET", f"/v1/videos/{kind}/{external}")
+                if _data(body).get("task_status") == "failed":
+                    continue
+            task_id = _data(body).get("task_id")
+            if not isinstance(task_id, str) or not task_id:
+                raise MalformedResponse("Kling accepted the task but returned no task_id")
+            return ProviderJob(
+                id=task_id,
+                data={"kind": kind, "duration": request.duration, "external_task_id": external},
+                request_id=_request_id(body),
+            )
+        raise JobFailed(f"Kling failed {MAX_SUBMITS} tasks of generation {request.generation_id}")
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        body = await self._call("GET", f"/v1/videos/{_kind(job)}/{job.id}")
+        data = _data(body)
+        status = data.get("task_status")
+        state = _STATES.get(status) if isinstance(status, str) else None
+        if state is None:
+            raise MalformedResponse(f"Kling task {job.id} has an unknown status {status!r}")
+        if state is JobState.FAILED:
+            message = str(data.get("task_status_msg") or "the task failed")
+            return ProviderStatus(state, error=_task_error(message, _request_id(body)))
+        if state is not JobState.SUCCEEDED:
+            return ProviderStatus(state)
+        url, seconds = _first_video(data, job.id)
+        result: JobData = {**job.data, "video_url": url}
+        if seconds is not None:
+            result["video_duration"] = seconds
+        # Kling deducts units for the requested duration, not the delivered one (5.04 s).
+        billed = job.data.get("duration")
+        return ProviderStatus(
+            state,
+            progress=100,
+            billed_seconds=float(billed) if isinstance(billed, int | float) else seconds,
+            data=result,
+        )
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        url = job.data.get("video_url")
+        if not isinstance(url, str) or not url:
+            raise MalformedResponse(f"Kling task {job.id} has no video URL")
+        return ResultRef(url=url)  # a signed CDN URL: no credentials needed
+
+    async def cancel(self, job: ProviderJob) -> None:
+        """Kling has no endpoint to cancel a task: nothing to do."""
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # --- wire format -----------------------------------------------------------------------
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {self._tokens.token()}"}
+        try:
+            response = await http.send(self._client, method, path, headers=headers, **kwargs)
+        except ProviderError as exc:
+            if exc.response is None:
+                raise
+            raise self._refine(exc, exc.response) from exc
+        body = http.json_object(response)
+        code = body.get("code")
+        if isinstance(code, int) and code != 0:  # an error envelope behind a 2xx
+            raise self._error_for_code(code, body, response)
+        return body
+
+    def _refine(self, exc: ProviderError, response: httpx.Response) -> ProviderError:
+        """A finer error from Kling's envelope; the HTTP status alone when there is none."""
+        try:
+            body = response.json()
+        except (ValueError, UnicodeDecodeError):
+            return exc
+        if not isinstance(body, dict) or not isinstance(body.get("code"), int):
+            return exc
+        return self._error_for_code(body["code"], body, response)
+
+    def _error_for_code(
+        self, code: int, body: dict[str, Any], response: httpx.Response
+    ) -> ProviderError:
+        message = f"Kling {code}: {body.get('message') or 'no message'}"
+        kw: dict[str, Any] = {
+            "provider_code": str(code),
+            "request_id": _request_id(body),
+            "status_code": response.status_code,
+        }
+        if code in (1000, 1001, 1002, 1003, 1004):
+            self._tokens.forget()
+        error = _class_for_code(code, message, response, kw)
+        error.response = response
+        return error
+
+
+def _class_for_code(
+    code: int, message: str, response: httpx.Response, kw: dict[str, Any]
+) -> ProviderError:
+    if code in (1003, 1004):  # token not yet valid / expired: a fresh one may pass
+        return ProviderUnavailable(message, **kw)
+    if 1000 <= code < 1200 or code == 1304:  # credentials, account, balance, IP allow-list
+        return AuthFailed(message, **kw)
+    if 1200 <= code < 1300:
+        return InvalidInput(message, **kw)
+    if code in (1300, 1301):
+        return ContentRejected(message, **kw)
+    if code in (1302, 1303):
+        return RateLimited(message, retry_after=http.retry_after(response.headers), **kw)
+    if code == 5002:
+        return ProviderTimeout(message, **kw)
+    if code >= 5000:
+        return ProviderUnavailable(message, **kw)
+    fallback = http.error_for(response)  # an undocumented code: trust the HTTP status
+    fallback.provider_code = kw["provider_code"]
+    fallback.request_id = kw["request_id"]
+    return fallback
+
+
+def _payload(request: ProviderRequest, kind: str) -> dict[str, Any]:
+    if request.duration != int(request.duration):
+        raise InvalidInput(f"Kling takes whole seconds, not {request.duration:g}")
+    payload: dict[str, Any] = {
+        "model_name": request.model,
+        "prompt": request.prompt,
+        "duration": str(int(request.duration)),
+        "external_task_id": request.generation_id,
+    }
+    for name in _PASSTHROUGH_OPTIONS:
+        value = request.options.get(name)
+        if value is not None:
+            payload[name] = value
+    if kind == "image2video":
+        assert request.image_url is not None
+        payload["image"] = _image_field(request.image_url)
+    else:
+        payload["aspect_ratio"] = request.aspect_ratio  # image2video follows the image
+    if request.callback_url:
+        payload["callback_url"] = request.callback_url
+    return payload
+
+
+def _image_field(image_url: str) -> str:
+    """Kling takes a URL, or raw base64 WITHOUT the `data:` prefix."""
+    if not image_url.startswith("data:"):
+        return image_url
+    data, _mime = decode_data_uri(image_url)
+    if len(data) > MAX_IMAGE_BYTES:
+        raise InvalidInput("Kling takes images of at most 10 MB")
+    return base64.b64encode(data).decode("ascii")
+
+
+def _task_error(message: str, request_id: str | None) -> ProviderError:
+    lowered = message.lower()
+    detail = f"Kling task failed: {message}"
+    if any(word in lowered for word in _MODERATION_WORDS):
+        return ContentRejected(detail, provider_code="task_failed", request_id=request_id)
+    if any(word in lowered for word in _IMAGE_WORDS):
+        return InvalidInput(detail, provider_code="task_failed", request_id=request_id)
+    transient = any(word in lowered for word in _TRANSIENT_WORDS)
+    return JobFailed(
+        detail, retryable=transient, provider_code="task_failed", request_id=request_id
+    )
+
+
+def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]:
+    result = data.get("task_result")
+    videos = result.get("videos") if isinstance(result, dict) else None
+    first = videos[0] if isinstance(videos, list) and videos else None
+    if not isinstance(first, dict) or not isinstance(first.get("url"), str) or not first["url"]:
+        raise MalformedResponse(f"Kling task {task_id} succeeded without a video URL")
+    raw: Any = first.get("duration")  # a string of seconds, e.g. "5.042"
+    try:
+        seconds = float(raw) if isinstance(raw, str | int | float) else None
+    except ValueError:
+        seconds = None
+    return str(first["url"]), seconds
+
+
+def _data(body: dict[str, Any]) -> dict[str, Any]:
+    data = body.get("data")
+    if not isinstance(data, dict):
+        raise MalformedResponse("Kling's answer has no data object")
+    return data
+
+
+def _request_id(body: dict[str, Any]) -> str | None:
+    value = body.get("request_id")
+    return value if isinstance(value, str) and value else None
+
+
+def _kind(job: ProviderJob) -> str:
+    kind = job.data.get("kind")
+    return kind if kind in ("text2video", "image2video") else "text2video"
+
+
+def _build(ctx: ProviderContext) -> KlingProvider:
+    return KlingProvider(
+        ctx.settings.provider_base_url("kling", DEFAULT_BASE_URL),
+        ctx.settings.env("KLING_ACCESS_KEY") or "",
+        ctx.settings.env("KLING_SECRET_KEY") or "",
+    )
+
+
+FACTORY = ProviderFactory("kling", ("KLING_ACCESS_KEY", "KLING_SECRET_KEY"), _build)

@@ -1,0 +1,262 @@
+"""Luma AI's Dream Machine API (Ray 2, Ray Flash 2).
+
+Wire format (lumaai SDK 1.21.0; docs.lumalabs.ai): `POST /dream-machine/v1/generations/video`
+creates a generation (201, a `Generation` object in state `queued`), `GET .../generations/{id}`
+reports `queued`, `dreaming`, `completed` (video at `assets.video`) or `failed`
+(`failure_reason`, free text), `DELETE .../generations/{id}` removes it. Errors are
+`{"detail": "..."}`. Luma has no idempotency key, no progress figure and no error codes.
+
+Luma fetches keyframe images itself, so an image must be an http(s) URL: a `data:` URI is
+refused here as invalid input until images can be stored and signed on our side.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any, ClassVar
+
+import httpx
+
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    MalformedResponse,
+    PollPolicy,
+    ProviderContext,
+    ProviderError,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    ResultRef,
+)
+from vidrouter.providers.http import json_object, new_client, send
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.lumalabs.ai"
+CREATE_PATH = "/dream-machine/v1/generations/video"
+GENERATION_PATH = "/dream-machine/v1/generations/{id}"
+REQUEST_ID_HEADER = "x-request-id"  # unconfirmed: Luma documents no request-id header
+DURATIONS = (5, 9)  # seconds; sent as "5s" / "9s"
+DEFAULT_RESOLUTION = "720p"
+
+_STATES = {
+    "queued": JobState.QUEUED,
+    "pending": JobState.QUEUED,  # seen in older answers
+    "dreaming": JobState.RUNNING,
+    "completed": JobState.SUCCEEDED,
+    "failed": JobState.FAILED,
+}
+# Luma reports failures as free text. "failed to moderate image" is what an image URL it
+# could not fetch or read produces; "Advanced moderation failed" is a moderation verdict.
+_IMAGE_PROBLEMS = ("fetch", "download", "decode", "url", "invalid", "unsupported", "format")
+_MODERATION = ("moderation", "not allowed", "nsfw", "inappropriate", "safety", "policy")
+_NO_CREDITS = ("credit", "balance", "insufficient funds")
+
+
+class LumaProvider:
+    name: ClassVar[str] = "luma"
+    # Ray 2 at 720p typically takes 1-3 minutes (Ray Flash 2 well under one); queues grow at
+    # peak times. Luma documents no maximum: 30 minutes is our bound (unconfirmed).
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=15),
+        interval=timedelta(seconds=5),
+        max_interval=timedelta(seconds=20),
+        max_wait=timedelta(minutes=30),
+    )
+
+    def __init__(self, base_url: str, api_key: str) -> None:
+        self._client = new_client(
+            base_url,
+            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        )
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        body = _create_body(request)
+        try:
+            response = await send(
+                self._client, "POST", CREATE_PATH, json=body, request_id_header=REQUEST_ID_HEADER
+            )
+        except ProviderError as exc:
+            raise _refine(exc) from exc
+        generation = json_object(response)
+        job_id = generation.get("id")
+        if not isinstance(job_id, str) or not job_id:
+            raise MalformedResponse("Luma answered the create without a generation id")
+        return ProviderJob(
+            id=job_id,
+            data={"model": request.model, "duration": _seconds(request.duration)},
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        )
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        generation = await self._get(job)
+        state = generation.get("state")
+        mapped = _STATES.get(state) if isinstance(state, str) else None
+        if mapped is None:
+            # Unknown vocabulary: keep polling (bounded by max_wait) and say so.
+            log.warning("luma_unknown_state", extra={"job_id": job.id, "state": str(state)})
+            return ProviderStatus(JobState.RUNNING)
+        if mapped is JobState.FAILED:
+            reason = generation.get("failure_reason")
+            return ProviderStatus(JobState.FAILED, error=_failure(reason, job))
+        if mapped is JobState.SUCCEEDED:
+            video = _video_url(generation)
+            if video is None:
+                raise MalformedResponse(f"Luma generation {job.id} completed without a video")
+            duration = job.data.get("duration")
+            billed = float(duration) if isinstance(duration, int | float) else None
+            return ProviderStatus(
+                JobState.SUCCEEDED,
+                progress=100,
+                billed_seconds=billed,
+                data={**job.data, "video_url": video},
+            )
+        return ProviderStatus(mapped)
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        video = job.data.get("video_url")
+        if not isinstance(video, str):
+            video = _video_url(await self._get(job))
+        if video is None or not video.startswith(("https://", "http://")):
+            raise MalformedResponse(f"Luma generation {job.id} has no downloadable video")
+        # assets.video is a public CDN URL: the download needs no credentials.
+        return ResultRef(url=video)
+
+    async def cancel(self, job: ProviderJob) -> None:
+        """Luma has no cancel: deleting the generation is the only way to drop it."""
+        try:
+            await send(
+                self._client,
+                "DELETE",
+                GENERATION_PATH.format(id=job.id),
+                request_id_header=REQUEST_ID_HEADER,
+            )
+        except ProviderError as exc:
+            if exc.status_code != 404:
+                raise
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _get(self, job: ProviderJob) -> dict[str, Any]:
+        try:
+            response = await send(
+                self._client,
+                "GET",
+                GENERATION_PATH.format(id=job.id),
+                request_id_header=REQUEST_ID_HEADER,
+            )
+        except ProviderError as exc:
+            if exc.status_code == 404:
+                raise JobFailed(
+                    f"Luma no longer has generation {job.id}",
+                    status_code=404,
+                    request_id=exc.request_id,
+                ) from exc
+            raise _refine(exc) from exc
+        return json_object(response)
+
+
+def _create_body(request: ProviderRequest) -> dict[str, Any]:
+    resolution = request.options.get("resolution", DEFAULT_RESOLUTION)
+    body: dict[str, Any] = {
+        "generation_type": "video",
+        "model": request.model,
+        "prompt": request.prompt,
+        "aspect_ratio": request.aspect_ratio,
+        "duration": f"{_seconds(request.duration)}s",
+        "resolution": str(resolution),
+    }
+    loop = request.options.get("loop")
+    if isinstance(loop, bool):
+        body["loop"] = loop
+    if request.image_url is not None:
+        if not request.image_url.startswith(("https://", "http://")):
+            raise InvalidInput(
+                "Luma needs an http(s) image URL (it fetches the image itself); "
+                "data: URIs are not supported on this route"
+            )
+        body["keyframes"] = {"frame0": {"type": "image", "url": request.image_url}}
+    if request.callback_url is not None:
+        body["callback_url"] = request.callback_url
+    return body
+
+
+def _seconds(duration: float) -> int:
+    """The shortest duration Luma offers that is at least the one asked for."""
+    for seconds in DURATIONS:
+        if duration <= seconds:
+            return seconds
+    allowed = ", ".join(str(d) for d in DURATIONS)
+    raise InvalidInput(f"Luma generates only these durations (seconds): {allowed}")
+
+
+def _video_url(generation: dict[str, Any]) -> str | None:
+    assets = generation.get("assets")
+    video = assets.get("video") if isinstance(assets, dict) else None
+    return video if isinstance(video, str) and video else None
+
+
+def _failure(reason: object, job: ProviderJob) -> ProviderError:
+    text = reason if isinstance(reason, str) and reason else "no reason given"
+    lowered = text.lower()
+    message = f"Luma generation {job.id} failed: {text}"
+    code = text[:200]
+    if "failed to moderate image" in lowered or (
+        "image" in lowered and any(word in lowered for word in _IMAGE_PROBLEMS)
+    ):
+        return InvalidInput(message, provider_code=code)
+    if any(word in lowered for word in _MODERATION):
+        return ContentRejected(message, provider_code=code)
+    # Luma's own failure: a fresh submit may well succeed.
+    return JobFailed(message, retryable=True, provider_code=code)
+
+
+def _refine(exc: ProviderError) -> ProviderError:
+    """A finer error from Luma's `{"detail": ...}` body where it says more than the status."""
+    response = exc.response
+    if response is None or exc.retryable:
+        return exc
+    detail = _detail(response)
+    lowered = detail.lower()
+    kw: dict[str, Any] = {"status_code": exc.status_code, "request_id": exc.request_id}
+    refined: ProviderError
+    if response.status_code == 402 or any(word in lowered for word in _NO_CREDITS):
+        refined = AuthFailed(f"Luma refused the request for billing reasons: {detail}", **kw)
+    elif response.status_code in (400, 403, 422) and any(w in lowered for w in _MODERATION):
+        refined = ContentRejected(f"Luma refused the prompt or image: {detail}", **kw)
+    else:
+        return exc
+    refined.response = response
+    return refined
+
+
+def _detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:300]
+    detail = body.get("detail") if isinstance(body, dict) else None
+    if isinstance(detail, str):
+        return detail
+    if isinstance(detail, list):  # request validation errors: a list of {loc, msg, type}
+        return "; ".join(str(item.get("msg", item)) for item in detail if isinstance(item, dict))
+    return str(body)[:300]
+
+
+def _build(ctx: ProviderContext) -> LumaProvider:
+    api_key = ctx.settings.env("LUMAAI_API_KEY")
+    if api_key is None:
+        raise AuthFailed("LUMAAI_API_KEY is not set")
+    return LumaProvider(ctx.settings.provider_base_url("luma", DEFAULT_BASE_URL), api_key)
+
+
+FACTORY = ProviderFactory("luma", ("LUMAAI_API_KEY",), _build)
+
+__all__ = ["FACTORY", "LumaProvider"]

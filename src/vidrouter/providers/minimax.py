@@ -1,0 +1,328 @@
+"""MiniMax Hailuo video on the MiniMax Open Platform (international host api.minimax.io).
+
+Wire format (platform.minimax.io API reference, checked 2026-11-22): three steps.
+`POST /v1/video_generation` creates a task and answers `{task_id, base_resp}`;
+`GET /v1/query/video_generation?task_id=` reports `status` Preparing, Queueing, Processing,
+Success (with `file_id`, `video_width`, `video_height`) or Fail; `GET /v1/files/retrieve?
+file_id=` answers `{file: {..., download_url}}`, a pre-signed link valid for one hour, so it is
+fetched afresh for every download and never stored.
+
+Every answer carries `base_resp: {status_code, status_msg}`; MiniMax usually reports errors
+as HTTP 200 with a non-zero `status_code`, so each answer is checked for one. There is no
+cancel endpoint, no idempotency key, no progress figure. Images go inline as data URIs.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from datetime import timedelta
+from typing import Any, ClassVar
+
+import httpx
+from PIL import Image, UnidentifiedImageError
+
+from vidrouter.domain.generation import JobData
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    MalformedResponse,
+    PollPolicy,
+    ProviderContext,
+    ProviderError,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+    ResultRef,
+)
+from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.images import decode_data_uri, load_image, to_data_uri
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.minimax.io"
+CREATE_PATH = "/v1/video_generation"
+QUERY_PATH = "/v1/query/video_generation"
+RETRIEVE_PATH = "/v1/files/retrieve"
+REQUEST_ID_HEADER = "Trace-Id"  # what MiniMax's own MCP server quotes in its errors
+DURATIONS = (6, 10)
+DEFAULT_RESOLUTION = "768P"
+MAX_PROMPT_CHARS = 2000
+# Models that only animate a first frame (MiniMax refuses them a text-only request).
+IMAGE_ONLY_MODELS = frozenset(
+    {"MiniMax-Hailuo-2.3-Fast", "I2V-01", "I2V-01-Director", "I2V-01-live"}
+)
+# First-frame limits from the image-to-video reference: short side over 300 px, aspect ratio
+# between 2:5 and 5:2, under 20 MB (images.load_image enforces 20 MiB).
+MIN_SHORT_SIDE = 300
+MIN_RATIO, MAX_RATIO = 2 / 5, 5 / 2
+
+_STATES = {
+    "Preparing": JobState.QUEUED,
+    "Queueing": JobState.QUEUED,
+    "Processing": JobState.RUNNING,
+    "Success": JobState.SUCCEEDED,
+    "Fail": JobState.FAILED,
+}
+
+# base_resp.status_code -> what it means for us (the BaseResp schemas of the video API
+# reference, its error-code page, MiniMax's own CLI and MCP server; see shared/providers).
+_RATE_LIMITED = {1002, 1039}  # RPM limit, TPM limit
+_SERVER_SIDE = {1000, 1013, 1024, 1033}
+_TIMED_OUT = {1001}
+_CREDENTIALS = {1004, 2049, 2038}  # bad or missing key; real-name verification missing
+_NO_BALANCE = {1008, 1028, 1030, 2061}  # balance, plan quota, model not on the plan
+_MODERATED = {1026, 1027}  # sensitive input; sensitive output
+_BAD_PARAMS = {2013}
+
+
+class MinimaxProvider:
+    name: ClassVar[str] = "minimax"
+    # A 6 s 768P video typically takes 1-3 minutes; MiniMax suggests polling every 10 s and
+    # documents no maximum: 30 minutes is our bound (unconfirmed).
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=20),
+        interval=timedelta(seconds=10),
+        max_interval=timedelta(seconds=30),
+        max_wait=timedelta(minutes=30),
+    )
+
+    def __init__(self, base_url: str, api_key: str, *, allow_private_images: bool) -> None:
+        self._client = new_client(
+            base_url,
+            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        )
+        self._allow_private = allow_private_images
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        body = _create_body(request)
+        if request.image_url is not None:
+            body["first_frame_image"] = await self._first_frame(request.image_url)
+        elif request.model in IMAGE_ONLY_MODELS:
+            raise InvalidInput(f"{request.model} only animates an image: image_url is required")
+        response, answer = await self._call("POST", CREATE_PATH, json=body)
+        task_id = answer.get("task_id")
+        if not isinstance(task_id, str | int) or isinstance(task_id, bool) or task_id == "":
+            raise MalformedResponse(f"POST {CREATE_PATH}: no task_id in the answer")
+        data: JobData = {
+            "duration": body["duration"],
+            "resolution": body["resolution"],
+        }
+        return ProviderJob(str(task_id), data, response.headers.get(REQUEST_ID_HEADER))
+
+    async def _first_frame(self, image_url: str) -> str:
+        """The image as MiniMax takes it, checked against its limits before anything is sent."""
+        if image_url.startswith("data:"):
+            data, _ = decode_data_uri(image_url)
+            _check_dimensions(data)
+            return image_url
+        data, mime = await load_image(image_url, allow_private=self._allow_private)
+        _check_dimensions(data)
+        return to_data_uri(data, mime)
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        response, answer = await self._call(
+            "GET", QUERY_PATH, params={"task_id": job.id}, allow_error_codes=True
+        )
+        status = answer.get("status")
+        code, message = _base_resp(answer)
+        if status == "Fail":
+            return ProviderStatus(JobState.FAILED, error=_task_failure(code, message, response))
+        if code != 0:
+            raise _error_for_code(code, message, response)
+        state = _STATES.get(status) if isinstance(status, str) else None
+        if state is None:
+            # A status outside the documented five: keep polling, bounded by max_wait.
+            log.warning("minimax_unknown_status", extra={"job_id": job.id, "status": status})
+            return ProviderStatus(JobState.RUNNING)
+        if state is not JobState.SUCCEEDED:
+            return ProviderStatus(state)
+        file_id = answer.get("file_id")
+        if not isinstance(file_id, str | int) or isinstance(file_id, bool) or file_id == "":
+            raise MalformedResponse(f"GET {QUERY_PATH}: task {job.id} succeeded without a file_id")
+        data = {**job.data, "file_id": str(file_id)}
+        for key in ("video_width", "video_height"):
+            value = answer.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                data[key] = value
+        duration = job.data.get("duration")
+        billed = float(duration) if isinstance(duration, int | float) else None
+        # MiniMax bills a whole video of the requested length (6 or 10 s).
+        return ProviderStatus(JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data)
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        file_id = job.data.get("file_id")
+        if file_id is None:
+            raise MalformedResponse(f"task {job.id} has no file_id to download")
+        _, answer = await self._call("GET", RETRIEVE_PATH, params={"file_id": str(file_id)})
+        file = answer.get("file")
+        url = file.get("download_url") if isinstance(file, dict) else None
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise MalformedResponse(f"GET {RETRIEVE_PATH}: file {file_id} has no download_url")
+        return ResultRef(url=url)  # pre-signed: no Authorization header (it is not MiniMax's host)
+
+    async def cancel(self, job: ProviderJob) -> None:
+        """MiniMax's v1 video API has no way to cancel a task: it runs to its end."""
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _call(
+        self, method: str, path: str, *, allow_error_codes: bool = False, **kwargs: Any
+    ) -> tuple[httpx.Response, dict[str, Any]]:
+        """One request; its JSON answer, or the error its HTTP status or base_resp stands for.
+
+        With `allow_error_codes` a non-zero `base_resp.status_code` in a 2xx answer is left to
+        the caller (a task's own failure comes back that way)."""
+        try:
+            response = await send(
+                self._client, method, path, request_id_header=REQUEST_ID_HEADER, **kwargs
+            )
+        except ProviderError as exc:
+            refined = _refined(exc)
+            if refined is exc:
+                raise
+            raise refined from exc
+        answer = json_object(response)
+        code, message = _base_resp(answer)
+        if code != 0 and not allow_error_codes:
+            raise _error_for_code(code, message, response)
+        return response, answer
+
+
+def _create_body(request: ProviderRequest) -> dict[str, Any]:
+    duration = int(request.duration)
+    if duration != request.duration or duration not in DURATIONS:
+        raise InvalidInput(f"MiniMax makes videos of {' or '.join(map(str, DURATIONS))} seconds")
+    resolution = str(request.options.get("resolution") or DEFAULT_RESOLUTION).upper()
+    if resolution == "1080P" and duration != 6:
+        raise InvalidInput("MiniMax makes 1080P videos of 6 seconds only")
+    if len(request.prompt) > MAX_PROMPT_CHARS:
+        raise InvalidInput(f"MiniMax takes prompts of at most {MAX_PROMPT_CHARS} characters")
+    if request.aspect_ratio != "16:9":
+        # Text-to-video comes out 16:9; with a first frame, the image's own shape wins.
+        raise InvalidInput("MiniMax has no aspect ratio parameter: its videos are 16:9")
+    body: dict[str, Any] = {
+        "model": request.model,
+        "prompt": request.prompt,
+        "duration": duration,
+        "resolution": resolution,
+        "prompt_optimizer": bool(request.options.get("prompt_optimizer", True)),
+    }
+    # callback_url is not sent: MiniMax first POSTs a `challenge` that must be echoed within
+    # 3 s, which nothing on our side answers; we poll instead.
+    return body
+
+
+def _check_dimensions(data: bytes) -> None:
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+    except (UnidentifiedImageError, OSError) as exc:
+        raise InvalidInput(f"the image cannot be read: {exc}") from exc
+    if min(width, height) <= MIN_SHORT_SIDE:
+        raise InvalidInput(
+            f"MiniMax needs a first frame whose short side exceeds {MIN_SHORT_SIDE} px "
+            f"(got {width}x{height})"
+        )
+    if not MIN_RATIO <= width / height <= MAX_RATIO:
+        raise InvalidInput(
+            f"MiniMax needs a first frame with an aspect ratio between 2:5 and 5:2 "
+            f"(got {width}x{height})"
+        )
+
+
+def _base_resp(answer: dict[str, Any]) -> tuple[int, str]:
+    base = answer.get("base_resp")
+    if not isinstance(base, dict):
+        return 0, ""  # some answers omit it on success
+    code = base.get("status_code", 0)
+    message = base.get("status_msg")
+    if isinstance(code, bool) or not isinstance(code, int):
+        raise MalformedResponse(f"base_resp.status_code is not a number: {code!r}")
+    return code, message if isinstance(message, str) else ""
+
+
+def _error_for_code(code: int, message: str, response: httpx.Response | None) -> ProviderError:
+    """The error a non-zero base_resp.status_code stands for (on any request)."""
+    text = f"MiniMax answered {code}: {message or 'no message'}"
+    kw: dict[str, Any] = {
+        "provider_code": str(code),
+        "request_id": response.headers.get(REQUEST_ID_HEADER) if response is not None else None,
+        "status_code": response.status_code if response is not None else None,
+    }
+    error: ProviderError
+    if code in _RATE_LIMITED:
+        error = RateLimited(text, retry_after=None, **kw)
+    elif code in _SERVER_SIDE:
+        error = ProviderUnavailable(text, **kw)
+    elif code in _TIMED_OUT:
+        error = ProviderTimeout(text, **kw)
+    elif code in _CREDENTIALS or code in _NO_BALANCE:
+        error = AuthFailed(text, **kw)
+    elif code in _MODERATED:
+        error = ContentRejected(text, **kw)
+    elif code in _BAD_PARAMS:
+        error = InvalidInput(text, **kw)
+    else:
+        error = JobFailed(text, retryable=False, **kw)
+    error.response = response
+    return error
+
+
+def _task_failure(code: int, message: str, response: httpx.Response) -> ProviderError:
+    """Why a task ended in `Fail`: its base_resp code when it gives one."""
+    if code == 0:
+        return JobFailed(
+            f"MiniMax reported the task failed: {message or 'no reason given'}",
+            retryable=True,
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        )
+    error = _error_for_code(code, message, response)
+    if error.retryable and not isinstance(error, JobFailed):
+        # A server-side failure of this one task: worth another try elsewhere, not a retry.
+        return JobFailed(error.message, retryable=True, provider_code=error.provider_code)
+    return error
+
+
+def _refined(exc: ProviderError) -> ProviderError:
+    """An HTTP-level error made finer with the base_resp code its body carries, if any."""
+    response = exc.response
+    if response is None:
+        return exc
+    try:
+        body = response.json()
+    except ValueError:
+        return exc
+    base = body.get("base_resp") if isinstance(body, dict) else None
+    if not isinstance(base, dict):
+        return exc
+    code = base.get("status_code")
+    if not isinstance(code, int) or isinstance(code, bool) or code == 0:
+        return exc
+    if type(exc) is InvalidInput:
+        # A plain 4xx: the code says better what it was.
+        return _error_for_code(code, str(base.get("status_msg") or ""), response)
+    exc.provider_code = str(code)
+    return exc
+
+
+def _build(ctx: ProviderContext) -> MinimaxProvider:
+    api_key = ctx.settings.env("MINIMAX_API_KEY")
+    if not api_key:
+        raise AuthFailed("MINIMAX_API_KEY is not set")
+    return MinimaxProvider(
+        ctx.settings.provider_base_url("minimax", DEFAULT_BASE_URL),
+        api_key,
+        allow_private_images=ctx.settings.allow_private_webhook_urls,
+    )
+
+
+FACTORY = ProviderFactory("minimax", ("MINIMAX_API_KEY",), _build)

@@ -1,0 +1,628 @@
+"""Kling: the JWT, the fake against Kling's published examples, the adapter's error mapping,
+and generations end to end through our API with each fault class.
+
+Kling publishes no Python SDK, so the fake is checked against the request/response examples of
+Kling's API reference (see docs/providers/kling.md) by `test_published_*`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import hmac
+import json
+import struct
+import time
+import zlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from standardwebhooks.webhooks import Webhook
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tests.fakes.base import Fault
+from tests.fakes.kling import KlingFake, error_body, image_size
+from tests.support import harness
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app
+from tests.support.video import decode
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    ProviderError,
+    ProviderJob,
+    ProviderRequest,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+)
+from vidrouter.providers.kling import KlingProvider, TokenSource, encode_jwt
+
+KLING_MODELS = {"kling-v3", "kling-v2.6", "kling-v2.5-turbo", "kling-v2.1-master"}
+
+
+def png(width: int, height: int) -> bytes:
+    """A real grayscale PNG of the given size."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def data_uri(data: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(data).decode()
+
+
+def b64url_json(part: str) -> dict[str, Any]:
+    decoded: dict[str, Any] = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    return decoded
+
+
+class Timed:
+    """ASGI wrapper recording when each request arrived (faults included)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.log: list[tuple[float, str, str]] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            self.log.append((time.monotonic(), scope["method"], scope["path"]))
+        await self.app(scope, receive, send)
+
+
+@contextlib.asynccontextmanager
+async def image_host(data: bytes) -> AsyncIterator[str]:
+    async def frame(_request: object) -> Response:
+        return Response(data, media_type="image/png")
+
+    async with serve_app(Starlette(routes=[Route("/frame.png", frame)])) as url:
+        yield f"{url}/frame.png"
+
+
+# --- the JWT ----------------------------------------------------------------------------------
+
+
+def test_jwt_is_hs256_with_kling_claims() -> None:
+    token, expires = encode_jwt("ak-1", "sk-1", now=1_700_000_000.7)
+    head, payload, signature = token.split(".")
+    assert b64url_json(head) == {"alg": "HS256", "typ": "JWT"}
+    assert b64url_json(payload) == {"iss": "ak-1", "exp": 1_700_001_800, "nbf": 1_699_999_995}
+    assert expires == 1_700_001_800
+    expected = hmac.new(b"sk-1", f"{head}.{payload}".encode(), hashlib.sha256).digest()
+    assert base64.urlsafe_b64encode(expected).rstrip(b"=").decode() == signature
+    assert KlingFake("ak-1", "sk-1", clock=lambda: 1_700_000_100)._check_token(token) == 0
+
+
+def test_jwt_decodes_with_pyjwt_when_installed() -> None:
+    jwt = pytest.importorskip("jwt", reason="PyJWT is not installed; the HMAC check above holds")
+    now = time.time()
+    token, _ = encode_jwt("ak-1", "sk-1", now=now)
+    claims = jwt.decode(token, "sk-1", algorithms=["HS256"])
+    assert claims["iss"] == "ak-1" and claims["exp"] == int(now) + 1800
+
+
+def test_token_is_reused_until_shortly_before_expiry() -> None:
+    now = [1_000_000.0]
+    tokens = TokenSource("ak", "sk", clock=lambda: now[0])
+    first = tokens.token()
+    now[0] += 1400  # 25 min 0 s after signing: still more than 5 min left
+    assert tokens.token() == first
+    now[0] += 101  # under 5 min left: sign again
+    second = tokens.token()
+    assert second != first
+    tokens.forget()
+    assert tokens.token() == second  # same second, same claims: same token, newly signed
+    now[0] += 1
+    tokens.forget()
+    assert tokens.token() != second
+
+
+def test_fake_checks_the_token_window_and_signature() -> None:
+    fake = KlingFake("ak", "sk", clock=lambda: 2_000_000.0)
+    assert fake._check_token(encode_jwt("ak", "sk", now=2_000_000)[0]) == 0
+    assert fake._check_token(encode_jwt("ak", "other", now=2_000_000)[0]) == 1002
+    assert fake._check_token(encode_jwt("someone", "sk", now=2_000_000)[0]) == 1002
+    assert fake._check_token(encode_jwt("ak", "sk", now=2_000_100)[0]) == 1003  # nbf ahead
+    assert fake._check_token(encode_jwt("ak", "sk", now=1_998_000)[0]) == 1004  # expired
+    assert fake._check_token("not.a.jwt") == 1002
+
+
+# --- the fake against Kling's published examples ----------------------------------------------
+
+
+async def test_published_text2video_example_round_trip(tmp_path: Path) -> None:
+    """The curl example of 'Text to Video - Create Task', then 'Query Task (Single)'."""
+    fake = KlingFake()
+    async with serve_app(fake.app) as url, httpx.AsyncClient(base_url=url) as client:
+        auth = {
+            "Authorization": f"Bearer {encode_jwt(fake.access_key, fake.secret_key, time.time())[0]}"
+        }
+        created = await client.post(
+            "/v1/videos/text2video",
+            headers=auth,
+            json={
+                "model_name": "kling-v2-6",
+                "prompt": "A cute little rabbit wearing glasses, sitting at a table, reading a "
+                "newspaper, with a cup of cappuccino on the table",
+                "negative_prompt": "",
+                "duration": "5",
+                "mode": "pro",
+                "sound": "on",
+                "aspect_ratio": "1:1",
+                "callback_url": "",
+                "external_task_id": "",
+            },
+        )
+        assert created.status_code == 200
+        body = created.json()
+        assert set(body) == {"code", "message", "request_id", "data"} and body["code"] == 0
+        data = body["data"]
+        assert set(data) == {"task_id", "task_info", "task_status", "created_at", "updated_at"}
+        assert data["task_status"] == "submitted" and isinstance(data["created_at"], int)
+
+        statuses = []
+        for _ in range(5):
+            query = await client.get(f"/v1/videos/text2video/{data['task_id']}", headers=auth)
+            assert query.status_code == 200
+            task = query.json()["data"]
+            statuses.append(task["task_status"])
+            if task["task_status"] == "succeed":
+                break
+        assert statuses == ["submitted", "processing", "succeed"]
+        assert {"task_status_msg", "task_info", "watermark_info", "final_unit_deduction"} <= set(
+            task
+        )
+        [video] = task["task_result"]["videos"]
+        assert set(video) == {"id", "url", "watermark_url", "duration"}
+        assert float(video["duration"]) == pytest.approx(5.042)
+        download = await client.get(video["url"])  # the CDN URL needs no token
+        assert download.headers["content-type"] == "video/mp4"
+        assert decode(download.content, tmp_path).codec == "h264"
+
+
+async def test_published_image2video_example_and_auth_envelopes() -> None:
+    fake = KlingFake()
+    async with (
+        image_host(png(640, 360)) as image_url,
+        serve_app(fake.app) as url,
+        httpx.AsyncClient(base_url=url) as client,
+    ):
+        token = encode_jwt(fake.access_key, fake.secret_key, time.time())[0]
+        example = {
+            "model_name": "kling-v2-6",
+            "image": image_url,
+            "image_tail": image_url,
+            "prompt": "Camera zooms out, the girl smiles",
+            "negative_prompt": "",
+            "duration": "5",
+            "mode": "pro",
+            "sound": "off",
+            "callback_url": "",
+            "external_task_id": "",
+        }
+        ok = await client.post(
+            "/v1/videos/image2video", headers={"Authorization": f"Bearer {token}"}, json=example
+        )
+        assert ok.status_code == 200 and ok.json()["data"]["task_status"] == "submitted"
+
+        prefixed = {**example, "image": data_uri(png(640, 360))}
+        refused = await client.post(
+            "/v1/videos/image2video", headers={"Authorization": f"Bearer {token}"}, json=prefixed
+        )
+        assert refused.status_code == 400 and refused.json()["code"] == 1201
+
+        for headers, code in [
+            ({}, 1001),
+            ({"Authorization": "Bearer nonsense"}, 1002),
+            ({"Authorization": f"Bearer {encode_jwt('ak', 'sk', time.time())[0]}"}, 1002),
+            (
+                {"Authorization": f"Bearer {encode_jwt(fake.access_key, fake.secret_key, 1)[0]}"},
+                1004,
+            ),
+        ]:
+            answer = await client.post("/v1/videos/image2video", headers=headers, json=example)
+            assert answer.status_code == 401
+            assert answer.json()["code"] == code
+            assert set(answer.json()) == {"code", "message", "request_id"}
+
+
+def test_fake_reads_png_and_jpeg_sizes() -> None:
+    assert image_size(png(320, 480)) == (320, 480)
+    jpeg = (
+        b"\xff\xd8"
+        + b"\xff\xe0\x00\x04\x00\x00"
+        + b"\xff\xc0\x00\x11\x08"
+        + struct.pack(">HH", 200, 400)
+    )
+    assert image_size(jpeg + b"\x00" * 16) == (400, 200)
+    assert image_size(b"GIF89a....") is None
+
+
+# --- the adapter on its own -----------------------------------------------------------------
+
+
+def request(**kw: Any) -> ProviderRequest:
+    values: dict[str, Any] = {
+        "generation_id": "gen_test1",
+        "model": "kling-v2-5-turbo",
+        "prompt": "a lighthouse at dusk",
+        "duration": 5.0,
+        "aspect_ratio": "16:9",
+        "options": {"mode": "pro"},
+    }
+    values.update(kw)
+    return ProviderRequest(**values)
+
+
+@contextlib.asynccontextmanager
+async def adapter_for(fake: KlingFake) -> AsyncIterator[KlingProvider]:
+    async with serve_app(fake.app) as url:
+        provider = KlingProvider(url, fake.access_key, fake.secret_key)
+        try:
+            yield provider
+        finally:
+            await provider.aclose()
+
+
+ERROR_CODES = [
+    (401, 1000, AuthFailed),
+    (401, 1004, ProviderUnavailable),  # re-signed on the next try
+    (429, 1100, AuthFailed),
+    (429, 1101, AuthFailed),
+    (429, 1102, AuthFailed),  # out of units: a 429 that is no rate limit
+    (403, 1103, AuthFailed),
+    (400, 1200, InvalidInput),
+    (400, 1201, InvalidInput),
+    (404, 1203, InvalidInput),
+    (400, 1300, ContentRejected),
+    (400, 1301, ContentRejected),
+    (429, 1302, RateLimited),
+    (429, 1303, RateLimited),
+    (429, 1304, AuthFailed),
+    (500, 5000, ProviderUnavailable),
+    (503, 5001, ProviderUnavailable),
+    (504, 5002, ProviderTimeout),
+    (418, 4242, InvalidInput),  # undocumented: the HTTP status decides
+]
+
+
+async def test_error_codes_map_onto_our_classes() -> None:
+    fake = KlingFake()
+    async with adapter_for(fake) as provider:
+        for status, code, expected in ERROR_CODES:
+            fake.plan.add(status=status, body=error_body(code, "injected"), retry_after=7)
+            with pytest.raises(ProviderError) as caught:
+                await provider.submit(request())
+            error = caught.value
+            assert type(error) is expected, (code, error)
+            assert error.provider_code == str(code) and error.request_id, code
+            assert error.status_code == status
+            if expected is RateLimited:
+                assert isinstance(error, RateLimited) and error.retry_after == 7
+    assert fake.tasks == {}
+
+
+async def test_payloads_for_text_and_both_image_forms() -> None:
+    fake = KlingFake()
+    frame = png(400, 400)
+    async with image_host(frame) as image_url, adapter_for(fake) as provider:
+        text = await provider.submit(request(callback_url="https://hooks.example/k"))
+        by_url = await provider.submit(
+            request(generation_id="gen_b", image_url=image_url, aspect_ratio="9:16")
+        )
+        by_data = await provider.submit(
+            request(
+                generation_id="gen_c",
+                image_url=data_uri(frame),
+                model="kling-v3",
+                duration=7.0,
+                options={"mode": "std", "sound": "off", "cfg_scale": 0.4},
+            )
+        )
+    assert fake.received[0] == {
+        "model_name": "kling-v2-5-turbo",
+        "prompt": "a lighthouse at dusk",
+        "duration": "5",
+        "external_task_id": "gen_test1",
+        "mode": "pro",
+        "aspect_ratio": "16:9",
+        "callback_url": "https://hooks.example/k",
+    }
+    assert fake.received[1]["image"] == image_url and "aspect_ratio" not in fake.received[1]
+    assert base64.b64decode(fake.received[2]["image"], validate=True) == frame
+    assert fake.received[2]["duration"] == "7" and fake.received[2]["cfg_scale"] == 0.4
+    assert (text.data["kind"], by_url.data["kind"], by_data.data["kind"]) == (
+        "text2video",
+        "image2video",
+        "image2video",
+    )
+
+
+async def test_lost_answer_is_recovered_by_external_task_id() -> None:
+    fake = KlingFake(accept_then_time_out=1)
+    async with adapter_for(fake) as provider:
+        with pytest.raises(ProviderTimeout):
+            await provider.submit(request())
+        job = await provider.submit(request())  # the engine's retry: refused as a duplicate
+        assert list(fake.tasks) == [job.id]
+        statuses = [(await provider.poll(job)).state.value for _ in range(2)]
+    assert statuses == ["running", "succeeded"]  # the lookup was the task's first query
+
+
+async def test_poll_reports_requested_seconds_as_billed_and_keeps_the_url() -> None:
+    fake = KlingFake(polls_before_done=1)
+    async with adapter_for(fake) as provider:
+        job = await provider.submit(request(duration=10.0))
+        status = await provider.poll(job)
+        assert status.billed_seconds == 10.0 and status.data is not None
+        assert status.data["video_duration"] == pytest.approx(10.042)
+        ref = await provider.fetch_result(ProviderJob(job.id, status.data))
+        assert ref.url is not None and ref.url.endswith(f"/kcdn/videos/{job.id}.mp4")
+        assert dict(ref.headers) == {}
+
+
+async def test_an_expired_token_answer_makes_the_adapter_sign_a_new_one() -> None:
+    fake = KlingFake()
+    fake.plan.add(status=401, body=error_body(1004, "Authorization has expired"))
+    async with adapter_for(fake) as provider:
+        stale = provider._tokens.token()
+        with pytest.raises(ProviderUnavailable):
+            await provider.submit(request())
+        assert provider._tokens._token is None  # forgotten: the next call signs afresh
+        await provider.submit(request())
+    assert stale  # (same second: the new token may be byte-identical, which Kling accepts)
+
+
+# --- end to end through our API ---------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def service(
+    tmp_path: Path,
+    fake: KlingFake,
+    *,
+    scale: float = 0.005,
+    overrides: dict[str, Any] | None = None,
+    **environ: str,
+) -> AsyncIterator[tuple[harness.Harness, Timed]]:
+    timed = Timed(fake.app)
+    async with serve_app(timed) as url:
+        env = {
+            "KLING_ACCESS_KEY": fake.access_key,
+            "KLING_SECRET_KEY": fake.secret_key,
+            "VIDROUTER_KLING_BASE_URL": url,
+            **environ,
+        }
+        # A short circuit-breaker cooldown: fault bursts against one route would otherwise
+        # park the generation for the real 30 s (the cooldown is not scaled).
+        values: dict[str, Any] = {"circuit_cooldown_seconds": 0.2, **(overrides or {})}
+        settings = harness.test_settings(
+            tmp_path / "data", environ=env, provider_delay_scale=scale, **values
+        )
+        async with harness.running(settings) as app:
+            yield app, timed
+
+
+async def generate(app: harness.Harness, **body: Any) -> dict[str, Any]:
+    key = await app.new_key()
+    created = await app.create(key, **{"model": "kling-v2.5-turbo", "prompt": "a fox", **body})
+    assert created.status_code == 202, created.text
+    done = await app.wait_for(key, created.json()["id"], timeout=30.0)
+    return done
+
+
+async def test_models_are_listed_only_with_both_keys(tmp_path: Path) -> None:
+    fake = KlingFake()
+    async with service(tmp_path / "a", fake) as (app, _):
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        kling = {m["id"]: m for m in data if m["id"] in KLING_MODELS}
+        assert set(kling) == KLING_MODELS
+        assert {m["provider"] for m in kling.values()} == {"Kuaishou"}
+        assert kling["kling-v2.5-turbo"]["durations"] == [5, 10]
+        assert kling["kling-v3"]["max_duration"] == 15
+        assert kling["kling-v2.1-master"]["pricing"] == {"per_second": 0.28, "currency": "USD"}
+    settings = harness.test_settings(tmp_path / "b", environ={"KLING_ACCESS_KEY": "only-one"})
+    async with harness.running(settings, workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert not KLING_MODELS & {m["id"] for m in data}
+
+
+async def test_generation_completes_with_video_cost_and_signed_webhook(tmp_path: Path) -> None:
+    fake = KlingFake()
+    receiver = WebhookReceiver()
+    async with service(tmp_path, fake) as (app, _), serve_app(receiver) as hook_url:
+        key = await app.new_key()
+        created = await app.create(
+            key,
+            model="kling-v2.5-turbo",
+            prompt="a red fox in the snow",
+            duration=10,
+            aspect_ratio="9:16",
+            webhook_url=hook_url,
+        )
+        assert created.status_code == 202, created.text
+        generation_id = created.json()["id"]
+        done = await app.wait_for(key, generation_id)
+        assert done["status"] == "completed", done
+        assert done["cost"] == {"amount": 0.7, "currency": "USD"}  # 10 s x $0.07
+        video = await app.client.get(done["video_url"])
+        assert decode(video.content, tmp_path).codec == "h264"
+        [hook] = await receiver.wait_for(1)
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == generation_id and payload["status"] == "completed"
+    [sent] = fake.received
+    assert sent["model_name"] == "kling-v2-5-turbo" and sent["external_task_id"] == generation_id
+    assert (sent["duration"], sent["aspect_ratio"], sent["mode"]) == ("10", "9:16", "pro")
+
+
+async def test_image_to_video_by_url_and_by_data_uri(tmp_path: Path) -> None:
+    fake = KlingFake()
+    frame = png(640, 360)
+    async with service(tmp_path, fake) as (app, _), image_host(frame) as image_url:
+        by_url = await generate(app, model="kling-v2.1-master", image_url=image_url)
+        by_data = await generate(app, model="kling-v3", duration=7, image_url=data_uri(frame))
+    assert by_url["status"] == by_data["status"] == "completed"
+    master, v3 = fake.received
+    assert master["image"] == image_url and "mode" not in master and "aspect_ratio" not in master
+    assert base64.b64decode(v3["image"], validate=True) == frame  # raw base64, no data: prefix
+    assert (v3["duration"], v3["mode"], v3["sound"]) == ("7", "pro", "off")
+
+
+async def test_kling_limits_are_enforced_before_any_request(tmp_path: Path) -> None:
+    fake = KlingFake()
+    async with service(tmp_path, fake) as (app, timed):
+        key = await app.new_key()
+        cases: list[tuple[dict[str, Any], str]] = [
+            ({"model": "kling-v2.6", "duration": 7}, "duration_unsupported"),
+            ({"model": "kling-v3", "duration": 20}, "duration_too_long"),
+            ({"model": "kling-v3", "duration": 4.5}, "duration_unsupported"),
+            ({"model": "kling-v2.5-turbo", "aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
+        ]
+        for body, code in cases:
+            answer = await app.create(key, prompt="p", **body)
+            assert answer.status_code == 400, answer.text
+            assert answer.json()["error"]["code"] == code
+    assert timed.log == [] and fake.plan.requests == []
+
+
+TRANSIENT_FAULTS = {
+    "5xx-submit": Fault(status=500, body=error_body(5000, "internal"), method="POST", times=3),
+    "5xx-poll": Fault(status=503, body=error_body(5001, "maintenance"), method="GET", times=3),
+    "drop-submit": Fault(kind="drop", method="POST", times=2),
+    "drop-poll": Fault(kind="drop", method="GET", path="/v1/videos/", times=2),
+    "malformed-poll": Fault(kind="malformed", method="GET", path="/v1/videos/", times=2),
+    "malformed-submit": Fault(kind="malformed", method="POST", times=1),
+}
+
+
+async def test_transient_faults_are_retried_until_completed(tmp_path: Path) -> None:
+    fake = KlingFake()
+    async with service(tmp_path, fake) as (app, timed):
+        for name, fault in TRANSIENT_FAULTS.items():
+            fake.plan.add(fault)
+            before = len(timed.log)
+            done = await generate(app, prompt=name)
+            assert done["status"] == "completed", (name, done)
+            assert fault not in fake.plan.faults, name  # it was hit, every time
+            assert len(timed.log) - before > 4, name  # create + 3 queries + download + retries
+    assert len(fake.tasks) == len(TRANSIENT_FAULTS)  # one task each: nothing duplicated
+
+
+async def test_rate_limit_waits_for_retry_after(tmp_path: Path) -> None:
+    fake = KlingFake()
+    body = error_body(1303, "parallel task over resource pack limit")
+    fake.plan.add(status=429, body=body, retry_after=60, method="POST", times=1)
+    async with service(tmp_path, fake, scale=0.01) as (app, timed):
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    posts = [t for t, method, _ in timed.log if method == "POST"]
+    assert len(posts) == 2 and posts[1] - posts[0] >= 0.55  # 60 s scaled by 0.01
+
+
+async def test_timeouts_are_retried_and_the_first_task_is_reused(tmp_path: Path) -> None:
+    fake = KlingFake()
+    fake.plan.add(kind="slow", delay=1.0, method="POST", times=1)  # Kling creates it, late
+    async with service(tmp_path, fake) as (app, _):
+        app.service.providers.get("kling").client.timeout = httpx.Timeout(0.3)  # type: ignore[attr-defined]
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    assert len(fake.tasks) == 1  # the retry found the task by external_task_id
+
+
+async def test_lost_submit_answer_does_not_create_a_second_task(tmp_path: Path) -> None:
+    fake = KlingFake(accept_then_time_out=1)
+    async with service(tmp_path, fake) as (app, _):
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    assert len(fake.tasks) == 1
+
+
+async def test_a_failed_task_is_submitted_again_as_a_new_task(tmp_path: Path) -> None:
+    fake = KlingFake(transient_failures=1)
+    async with service(tmp_path, fake) as (app, _):
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    first, second = fake.tasks.values()
+    assert (first.status, second.status) == ("failed", "succeed")
+    assert second.body["external_task_id"] == first.body["external_task_id"] + "-2"
+
+
+async def test_eight_failures_in_a_row_fail_the_generation(tmp_path: Path) -> None:
+    fake = KlingFake()
+    fake.plan.add(status=500, body=error_body(5000, "Server internal error"), times=-1)
+    no_breaker = {"circuit_failure_threshold": 100}  # MAX_TRIES ends it, not the circuit
+    async with service(tmp_path, fake, scale=0.002, overrides=no_breaker) as (app, timed):
+        done = await generate(app)
+    assert done["status"] == "failed" and done["error"]["code"] == "provider_unavailable"
+    assert len(timed.log) == 8  # MAX_TRIES
+
+
+async def test_terminal_failures_end_in_their_documented_codes(tmp_path: Path) -> None:
+    fake = KlingFake(
+        moderate_prompts_containing="forbidden",
+        fail_prompts_containing={
+            "gore": "Failure to pass the risk control system",
+            "glitch": "unknown failure",
+        },
+    )
+    not_an_image = "data:image/png;base64," + base64.b64encode(b"GIF89a....").decode()
+    cases = {
+        "moderated-at-submit": ({"prompt": "a forbidden scene"}, "content_policy"),
+        "moderated-task": ({"prompt": "gore"}, "content_policy"),
+        "task-failed": ({"prompt": "a glitch"}, "provider_error"),
+        "small-image": ({"image_url": data_uri(png(100, 100))}, "invalid_input"),
+        "not-an-image": ({"image_url": not_an_image}, "invalid_input"),
+    }
+    async with service(tmp_path, fake) as (app, _):
+        results = await asyncio.gather(*(generate(app, **body) for body, _ in cases.values()))
+    for (name, (_, code)), done in zip(cases.items(), results, strict=True):
+        assert done["status"] == "failed" and done["error"]["code"] == code, (name, done)
+    # The adapter refused the GIF itself; Kling refused the 100 px image (code 1201).
+    assert sorted(b["prompt"] for b in fake.received) == ["a glitch", "gore"]
+
+
+async def test_wrong_secret_fails_as_provider_unavailable(tmp_path: Path) -> None:
+    fake = KlingFake()
+    async with service(tmp_path, fake, KLING_SECRET_KEY="not-the-secret") as (app, timed):
+        done = await generate(app)
+    assert done["status"] == "failed" and done["error"]["code"] == "provider_unavailable"
+    assert fake.auth_failures == [1002] and len(timed.log) == 1  # not retried
+
+
+async def test_exhausted_units_fail_at_once_despite_the_429(tmp_path: Path) -> None:
+    fake = KlingFake()
+    fake.plan.add(status=429, body=error_body(1102, "resource pack exhausted"), times=-1)
+    async with service(tmp_path, fake) as (app, timed):
+        done = await generate(app)
+    assert done["status"] == "failed" and done["error"]["code"] == "provider_unavailable"
+    assert len(timed.log) == 1
+
+
+async def test_a_task_that_never_finishes_times_out(tmp_path: Path) -> None:
+    fake = KlingFake(never_finish=True)
+    async with service(tmp_path, fake, scale=0.0005) as (app, timed):
+        done = await generate(app)
+    assert done["status"] == "failed" and done["error"]["code"] == "timeout", done
+    # Kling has no cancel endpoint: only creates and queries reached it.
+    assert {method for _, method, _ in timed.log} == {"POST", "GET"}
+    assert fake.tasks and all(t.status == "processing" for t in fake.tasks.values())

@@ -1,0 +1,514 @@
+"""Alibaba Wan (Model Studio / DashScope): the official SDK against the fake, then generations
+through our API against the fake, with each fault class ending in its documented state."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import dashscope
+import httpx
+import pytest
+from dashscope import VideoSynthesis
+from PIL import Image
+from standardwebhooks.webhooks import Webhook
+from starlette.responses import Response
+
+from tests.fakes.base import Fault
+from tests.fakes.wan import CREATE_PATH, FakeWan
+from tests.support.harness import Harness, running, test_settings
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app, serve_app_in_thread
+from tests.support.video import decode
+from vidrouter.engine.advance import MAX_TRIES
+from vidrouter.providers import http as provider_http
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    ProviderError,
+    ProviderJob,
+    ProviderRequest,
+    ProviderUnavailable,
+    RateLimited,
+)
+from vidrouter.providers.wan import WanProvider
+from vidrouter.settings import Settings
+
+KEY = "test-key"
+TASKS = "/api/v1/tasks/"
+WAN_MODELS = {"wan-2.5", "wan-2.6", "wan-2.7"}
+INTERNAL_ERROR = {"request_id": "r", "code": "InternalError", "message": "Internal server error!"}
+THROTTLED = {
+    "request_id": "r",
+    "code": "Throttling.RateQuota",
+    "message": "Requests rate limit exceeded, please try again later.",
+}
+
+
+def png(side: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (side, side), (200, 80, 40)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode()
+
+
+# --- 1. the dashscope SDK drives the fake unchanged ----------------------------------------
+
+
+def test_dashscope_sdk_drives_the_fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    fake = FakeWan(api_key=KEY, pending_polls=1, running_polls=1)
+    with serve_app_in_thread(fake.app) as url:
+        monkeypatch.setattr(dashscope, "base_http_api_url", url + "/api/v1")
+
+        created = VideoSynthesis.async_call(
+            model="wan2.5-t2v-preview",
+            prompt="a red fox in the snow",
+            size="1280*720",
+            duration=5,
+            prompt_extend=True,
+            api_key=KEY,
+        )
+        assert created.status_code == 200, created
+        assert created.output.task_status == "PENDING" and created.request_id
+        assert VideoSynthesis.fetch(created, api_key=KEY).output.task_status == "PENDING"
+        assert VideoSynthesis.fetch(created, api_key=KEY).output.task_status == "RUNNING"
+        done = VideoSynthesis.wait(created, api_key=KEY)
+        assert done.status_code == 200 and done.output.task_status == "SUCCEEDED"
+        assert done.usage.video_count == 1 and done.usage["output_video_duration"] == 5
+        video = httpx.get(done.output.video_url)
+        assert video.status_code == 200
+        assert decode(video.content, tmp_path).codec == "h264"
+
+        body = fake.created[0]
+        assert body["model"] == "wan2.5-t2v-preview"
+        assert body["input"]["prompt"] == "a red fox in the snow"
+        assert body["parameters"] == {"size": "1280*720", "duration": 5, "prompt_extend": True}
+        assert fake.create_headers[0]["x-dashscope-async"] == "enable"
+
+        # Image-to-video with the first frame inline (a base64 data URI) and the resolution tier.
+        image = data_uri(png(400))
+        i2v = VideoSynthesis.async_call(
+            model="wan2.5-i2v-preview",
+            prompt="it moves",
+            img_url=image,
+            resolution="720P",
+            duration=10,
+            api_key=KEY,
+        )
+        assert i2v.status_code == 200, i2v
+        assert fake.created[-1]["input"]["img_url"] == image
+
+        # Wan 2.7: the media list and resolution + ratio.
+        media = VideoSynthesis.async_call(
+            model="wan2.7-i2v",
+            prompt="it moves",
+            api_key=KEY,
+            resolution="1080P",
+            duration=3,
+            media=[{"type": "first_frame", "url": "https://example.com/frame.png"}],
+        )
+        assert media.status_code == 200, media
+
+        # Cancel works while PENDING, and the task then reads CANCELED.
+        fake.never_finish = True
+        pending = VideoSynthesis.async_call(
+            model="wan2.7-t2v", prompt="slow", resolution="720P", ratio="9:16", api_key=KEY
+        )
+        assert VideoSynthesis.cancel(pending, api_key=KEY).status_code == 200
+        assert VideoSynthesis.fetch(pending, api_key=KEY).output.task_status == "CANCELED"
+        refused = VideoSynthesis.cancel(pending, api_key=KEY)
+        assert (refused.status_code, refused.code) == (400, "UnsupportedOperation")
+        unknown = VideoSynthesis.fetch("no-such-task", api_key=KEY)
+        assert unknown.output.task_status == "UNKNOWN"
+
+        # Error bodies as the SDK reads them.
+        denied = VideoSynthesis.async_call(model="wan2.6-t2v", prompt="p", api_key="wrong")
+        assert (denied.status_code, denied.code) == (401, "InvalidApiKey")
+        fake.moderate_prompts_containing = "forbidden"
+        moderated = VideoSynthesis.async_call(model="wan2.6-t2v", prompt="forbidden", api_key=KEY)
+        assert (moderated.status_code, moderated.code) == (400, "DataInspectionFailed")
+        bad = VideoSynthesis.async_call(model="wan2.6-t2v", prompt="p", duration=7, api_key=KEY)
+        assert (bad.status_code, bad.code) == (400, "InvalidParameter")
+
+
+# --- 2. through our API ----------------------------------------------------------------------
+
+
+@pytest.fixture
+async def wan() -> AsyncIterator[tuple[FakeWan, str]]:
+    fake = FakeWan(api_key=KEY)
+    async with serve_app(fake.app) as url:
+        yield fake, url
+
+
+def wan_settings(
+    tmp_path: Path, url: str, *, key: str | None = KEY, scale: float = 0.005, **overrides: Any
+) -> Settings:
+    environ = {"VIDROUTER_WAN_BASE_URL": url}
+    if key is not None:
+        environ["DASHSCOPE_API_KEY"] = key
+    return test_settings(
+        tmp_path / "data", environ=environ, provider_delay_scale=scale, **overrides
+    )
+
+
+# Keeps the route's circuit breaker closed, so that one route sees all MAX_TRIES attempts.
+NO_BREAKER = {"circuit_failure_threshold": 1000}
+
+
+async def generate(settings: Settings, timeout: float = 20.0, **body: Any) -> dict[str, Any]:
+    async with running(settings) as app:
+        return await create_and_wait(app, timeout=timeout, **body)
+
+
+async def create_and_wait(app: Harness, timeout: float = 20.0, **body: Any) -> dict[str, Any]:
+    key = await app.new_key()
+    created = await app.create(key, **body)
+    assert created.status_code == 202, created.text
+    return await app.wait_for(key, created.json()["id"], timeout=timeout)
+
+
+async def test_models_are_listed_only_with_the_key(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    async with running(wan_settings(tmp_path / "with", url)) as app:
+        key = await app.new_key()
+        models = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    listed = {m["id"]: m for m in models}
+    assert set(listed) >= WAN_MODELS
+    assert listed["wan-2.5"]["provider"] == "Alibaba"
+    assert listed["wan-2.5"]["durations"] == [5, 10]
+    assert listed["wan-2.7"]["durations"] == list(range(2, 16))
+    assert listed["wan-2.6"]["capabilities"] == ["text-to-video", "image-to-video"]
+    assert listed["wan-2.6"]["pricing"] == {"per_second": 0.1, "currency": "USD"}
+    async with running(wan_settings(tmp_path / "without", url, key=None)) as app:
+        key = await app.new_key()
+        models = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    assert not WAN_MODELS & {m["id"] for m in models}
+    assert fake.plan.requests == []
+
+
+async def test_text_to_video_completes_with_video_and_signed_webhook(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    receiver = WebhookReceiver()
+    async with running(wan_settings(tmp_path, url)) as app, serve_app(receiver) as hook_url:
+        key = await app.new_key()
+        created = await app.create(
+            key,
+            model="wan-2.5",
+            prompt="a red fox",
+            duration=10,
+            aspect_ratio="9:16",
+            webhook_url=hook_url,
+        )
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=20)
+        assert done["status"] == "completed", done
+        assert done["cost"] == {"amount": 1.0, "currency": "USD"}  # 10 billed s x $0.10
+        video = await app.client.get(done["video_url"])
+        [hook] = await receiver.wait_for(1)
+    assert decode(video.content, tmp_path).codec == "h264"
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == done["id"] and payload["status"] == "completed"
+
+    [body] = fake.created
+    assert body["model"] == "wan2.5-t2v-preview"
+    assert body["input"] == {"prompt": "a red fox"}
+    assert body["parameters"] == {"duration": 10, "watermark": False, "size": "720*1280"}
+    [headers] = fake.create_headers
+    assert headers["x-dashscope-async"] == "enable"
+    assert headers["authorization"] == f"Bearer {KEY}"
+    assert fake.downloads == 1
+
+
+async def test_wan_27_sends_resolution_and_ratio(wan: tuple[FakeWan, str], tmp_path: Path) -> None:
+    fake, url = wan
+    done = await generate(
+        wan_settings(tmp_path, url), model="wan-2.7", prompt="p", duration=3, aspect_ratio="1:1"
+    )
+    assert done["status"] == "completed", done
+    [body] = fake.created
+    assert body["model"] == "wan2.7-t2v"
+    assert body["parameters"] == {
+        "duration": 3,
+        "watermark": False,
+        "resolution": "720P",
+        "ratio": "1:1",
+    }
+
+
+async def test_image_to_video_sends_the_image_inline_to_the_i2v_model(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    image = data_uri(png(400))
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.6", prompt="p", image_url=image)
+    assert done["status"] == "completed", done
+    [body] = fake.created
+    assert body["model"] == "wan2.6-i2v"
+    assert body["input"] == {"prompt": "p", "img_url": image}
+    assert body["parameters"] == {"duration": 5, "watermark": False, "resolution": "720P"}
+
+
+async def test_wan_27_image_to_video_sends_the_first_frame_in_media(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    served = png(512)
+
+    async def image_app(scope: Any, receive: Any, send: Any) -> None:
+        await Response(served, media_type="image/png")(scope, receive, send)
+
+    async with serve_app(image_app) as image_host:
+        image_url = f"{image_host}/frame.png"
+        done = await generate(
+            wan_settings(tmp_path, url), model="wan-2.7", prompt="p", image_url=image_url
+        )
+    assert done["status"] == "completed", done
+    [body] = fake.created
+    assert body["model"] == "wan2.7-i2v"
+    assert body["input"]["media"] == [{"type": "first_frame", "url": image_url}]
+    assert "ratio" not in body["parameters"] and body["parameters"]["resolution"] == "720P"
+
+
+async def test_provider_limits_are_checked_before_any_request(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    async with running(wan_settings(tmp_path, url)) as app:
+        key = await app.new_key()
+        cases = [
+            {"model": "wan-2.5", "duration": 7},
+            {"model": "wan-2.6", "duration": 20},
+            {"model": "wan-2.7", "duration": 2.5},
+            {"model": "wan-2.7", "aspect_ratio": "4:3"},
+        ]
+        for case in cases:
+            r = await app.create(key, prompt="p", **case)
+            assert r.status_code == 400, (case, r.text)
+    assert fake.plan.requests == []
+
+
+# --- faults ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        pytest.param([Fault(status=503, path=CREATE_PATH, times=3)], id="5xx-on-create"),
+        pytest.param(
+            [Fault(status=500, path=TASKS, times=3, body=INTERNAL_ERROR)], id="5xx-on-poll"
+        ),
+        pytest.param([Fault(kind="drop", path=TASKS, times=2)], id="dropped-connection"),
+        pytest.param(
+            [Fault(kind="malformed", path=CREATE_PATH), Fault(kind="malformed", path=TASKS)],
+            id="malformed-json",
+        ),
+    ],
+)
+async def test_transient_faults_are_retried_until_completed(
+    wan: tuple[FakeWan, str], tmp_path: Path, faults: list[Fault]
+) -> None:
+    fake, url = wan
+    for fault in faults:
+        fake.plan.add(fault)
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.6", prompt="p")
+    assert done["status"] == "completed", done
+    assert fake.plan.faults == []  # every fault was hit
+    assert len(fake.created) == 1
+
+
+async def test_rate_limit_waits_for_retry_after(wan: tuple[FakeWan, str], tmp_path: Path) -> None:
+    fake, url = wan
+    fake.plan.add(status=429, retry_after=1, path=CREATE_PATH, times=2, body=THROTTLED)
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.5", prompt="p")
+    assert done["status"] == "completed", done
+    assert fake.plan.count("POST", CREATE_PATH) == 3
+
+
+async def test_timeouts_are_retried(
+    wan: tuple[FakeWan, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, url = wan
+    # The adapter's client is built on first use, with the shared default timeout.
+    monkeypatch.setattr(provider_http, "DEFAULT_TIMEOUT", httpx.Timeout(0.3))
+    fake.plan.add(kind="slow", delay=1.0, path=TASKS, times=2)
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.5", prompt="p")
+    assert done["status"] == "completed", done
+
+
+async def test_persistent_5xx_fails_after_max_tries(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    fake.plan.add(status=500, path=CREATE_PATH, times=-1)
+    settings = wan_settings(tmp_path, url, scale=0.001, **NO_BREAKER)
+    done = await generate(settings, model="wan-2.5", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert fake.plan.count("POST", CREATE_PATH) == MAX_TRIES
+
+
+@pytest.mark.parametrize("where", ["create", "task"])
+async def test_moderation_fails_with_content_policy(
+    wan: tuple[FakeWan, str], tmp_path: Path, where: str
+) -> None:
+    fake, url = wan
+    if where == "create":
+        fake.moderate_prompts_containing = "forbidden"
+    else:
+        fake.moderate_outputs_containing = "forbidden"
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.6", prompt="a forbidden act")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "content_policy"
+    assert fake.plan.count("POST", CREATE_PATH) == 1  # never retried
+
+
+async def test_an_image_that_is_not_one_fails_before_any_request(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    not_an_image = data_uri(b"this is plain text, not a picture")
+    done = await generate(
+        wan_settings(tmp_path, url), model="wan-2.5", prompt="p", image_url=not_an_image
+    )
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "invalid_input"
+    assert fake.plan.requests == []
+
+
+async def test_an_image_the_provider_refuses_fails_with_invalid_input(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    done = await generate(
+        wan_settings(tmp_path, url), model="wan-2.5", prompt="p", image_url=data_uri(png(100))
+    )
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "invalid_input"
+    assert fake.plan.count("POST", CREATE_PATH) == 1
+    assert fake.created == []
+
+
+async def test_a_task_failed_by_the_provider_is_submitted_again_then_fails(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    fake.fail_jobs_with = ("InternalError.Algo", "An internal error occurred in the algorithm.")
+    done = await generate(wan_settings(tmp_path, url, scale=0.001), model="wan-2.7", prompt="p")
+    assert done["status"] == "failed"
+    # The provider's own failure is retryable: the engine submits again until its budget (the
+    # retry count, or the deadline: the engine resets its count on each accepted submit).
+    assert len(fake.created) >= 2
+    assert done["error"]["code"] in ("provider_error", "timeout")
+
+
+async def test_a_task_failed_on_its_input_is_not_submitted_again(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    fake.fail_jobs_with = ("InvalidParameter", "The audio file could not be decoded.")
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.6", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "invalid_input"
+    assert len(fake.created) == 1
+
+
+async def test_auth_failure_fails_with_provider_unavailable(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    fake.api_key = "a-different-key"
+    done = await generate(wan_settings(tmp_path, url), model="wan-2.5", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert fake.plan.count("POST", CREATE_PATH) == 1  # not retried
+
+
+async def test_a_task_that_never_finishes_times_out_and_is_canceled(
+    wan: tuple[FakeWan, str], tmp_path: Path
+) -> None:
+    fake, url = wan
+    fake.never_finish = True
+    # 0.0005 scales the 45-minute longest wait to 1.35 s.
+    done = await generate(wan_settings(tmp_path, url, scale=0.0005), model="wan-2.6", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "timeout"
+    [task] = fake.tasks.values()
+    assert fake.cancels == [task.id]
+    assert task.status == "CANCELED"
+
+
+# --- the error table, through the adapter alone ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "expected", "our_code"),
+    [
+        (400, "DataInspectionFailed", ContentRejected, "content_policy"),
+        (400, "IPInfringementSuspect", ContentRejected, "content_policy"),
+        (400, "InvalidParameter", InvalidInput, "invalid_input"),
+        (400, "Arrearage", AuthFailed, "provider_unavailable"),
+        (401, "InvalidApiKey", AuthFailed, "provider_unavailable"),
+        (403, "AccessDenied.Unpurchased", AuthFailed, "provider_unavailable"),
+        (404, "ModelNotFound", AuthFailed, "provider_unavailable"),
+        (429, "Throttling.AllocationQuota", RateLimited, "rate_limited"),
+        (500, "InternalError", ProviderUnavailable, "provider_unavailable"),
+    ],
+)
+async def test_error_bodies_map_to_our_errors(
+    status: int, code: str, expected: type[ProviderError], our_code: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, json={"request_id": "req-1", "code": code, "message": "m"})
+
+    client = httpx.AsyncClient(base_url="https://wan.test", transport=httpx.MockTransport(answer))
+    provider = WanProvider(client, allow_private_images=False)
+    request = ProviderRequest("gen_1", "wan2.6-t2v", "p", 5.0, "16:9")
+    try:
+        with pytest.raises(expected) as caught:
+            await provider.submit(request)
+    finally:
+        await provider.aclose()
+    error = caught.value
+    assert (error.code, error.provider_code, error.request_id) == (our_code, code, "req-1")
+    assert error.status_code == status
+
+
+@pytest.mark.parametrize(
+    ("code", "expected", "our_code"),
+    [
+        ("DataInspectionFailed", ContentRejected, "content_policy"),
+        ("InvalidParameter.FileFormat", InvalidInput, "invalid_input"),
+        ("InternalError.Timeout", JobFailed, "provider_error"),
+    ],
+)
+async def test_failed_tasks_map_to_our_errors(
+    code: str, expected: type[ProviderError], our_code: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        output = {"task_id": "t1", "task_status": "FAILED", "code": code, "message": "m"}
+        return httpx.Response(200, json={"request_id": "req-2", "output": output})
+
+    client = httpx.AsyncClient(base_url="https://wan.test", transport=httpx.MockTransport(answer))
+    provider = WanProvider(client, allow_private_images=False)
+    try:
+        status = await provider.poll(ProviderJob("t1"))
+    finally:
+        await provider.aclose()
+    assert status.state is JobState.FAILED
+    assert isinstance(status.error, expected)
+    assert (status.error.code, status.error.provider_code) == (our_code, code)
+    assert status.error.request_id == "req-2"
