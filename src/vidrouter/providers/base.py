@@ -16,7 +16,7 @@ retry, sleep or touch the store: the engine does, guided by the error classes be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -185,7 +185,23 @@ class ProviderContext:
 
 
 @dataclass(frozen=True)
+class PublishedModel:
+    """What a host publishes about one model it serves (for `vidrouter catalog check`)."""
+
+    provider_model: str
+    price_per_second: float | None = None
+    durations: tuple[float, ...] | None = None
+    max_duration: float | None = None
+    aspect_ratios: tuple[str, ...] | None = None  # in our vocabulary ("16:9", ...)
+
+
+@dataclass(frozen=True)
 class ProviderFactory:
     name: str
     credentials: tuple[str, ...]  # environment variables that must all be set
     build: Callable[[ProviderContext], Provider]
+    # Hosts that publish their catalog over an API: the models (of `wanted`, the provider
+    # model names our catalog routes to) as the host describes them now.
+    published: (
+        Callable[[ProviderContext, Sequence[str]], Awaitable[list[PublishedModel]]] | None
+    ) = None
