@@ -1,0 +1,309 @@
+"""Google Veo through the Gemini API (generativelanguage.googleapis.com).
+
+    POST /v1beta/models/{model}:predictLongRunning      x-goog-api-key: <GEMINI_API_KEY>
+         {"instances": [{"prompt": ..., "image"?: {"bytesBase64Encoded": ..., "mimeType": ...}}],
+          "parameters": {"aspectRatio": "16:9", "durationSeconds": 8, "resolution": "720p", ...}}
+      -> google.longrunning.Operation {"name": "models/{model}/operations/{id}"}
+    GET  /v1beta/{operation name}
+      -> {"name": ..., "done": true?, "error"?: google.rpc.Status,
+          "response"?: {"generateVideoResponse": {"generatedSamples": [{"video": {"uri": ...}}],
+                                                  "raiMediaFilteredCount"?, "raiMediaFilteredReasons"?}}}
+    GET  {video.uri}  (".../v1beta/files/{id}:download?alt=media"), with the key again
+
+The field names are those of google-genai's Gemini Developer API converters (2.25.0:
+`_GenerateVideosParameters_to_mldev`, `_GenerateVideosOperation_from_mldev`). Errors come as
+`{"error": {"code": <http>, "message": ..., "status": "INVALID_ARGUMENT", "details": [...]}}`;
+a wrong key is a 400 whose ErrorInfo reason is API_KEY_INVALID, not a 401. The API has no
+idempotency key, no progress figure and no cancel for video operations.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any, ClassVar
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from vidrouter.domain.generation import JobData
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    MalformedResponse,
+    PollPolicy,
+    ProviderContext,
+    ProviderError,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    ProviderUnavailable,
+    RateLimited,
+    ResultRef,
+)
+from vidrouter.providers.http import json_object, new_client, retry_after, send
+from vidrouter.providers.images import load_image
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
+API_VERSION = "v1beta"
+GOOGLE_HOST = "generativelanguage.googleapis.com"
+ASPECT_RATIOS = ("16:9", "9:16")
+
+# Route options the adapter passes through, and their field in `parameters`.
+_ROUTE_PARAMETERS = {
+    "resolution": "resolution",
+    "negative_prompt": "negativePrompt",
+    "person_generation": "personGeneration",
+}
+# google.rpc.Code numbers, for operation errors that carry only the number.
+_GRPC_STATUS = {
+    1: "CANCELLED",
+    2: "UNKNOWN",
+    3: "INVALID_ARGUMENT",
+    4: "DEADLINE_EXCEEDED",
+    5: "NOT_FOUND",
+    7: "PERMISSION_DENIED",
+    8: "RESOURCE_EXHAUSTED",
+    9: "FAILED_PRECONDITION",
+    10: "ABORTED",
+    11: "OUT_OF_RANGE",
+    13: "INTERNAL",
+    14: "UNAVAILABLE",
+    16: "UNAUTHENTICATED",
+}
+# Our key or account, not the user's request: FAILED_PRECONDITION is how the API says
+# "enable billing" or "not available in your region".
+_ACCOUNT_ERRORS = {"UNAUTHENTICATED", "PERMISSION_DENIED", "FAILED_PRECONDITION"}
+_USER_ERRORS = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE"}
+_TRANSIENT = {
+    "UNKNOWN",
+    "DEADLINE_EXCEEDED",
+    "RESOURCE_EXHAUSTED",
+    "ABORTED",
+    "INTERNAL",
+    "UNAVAILABLE",
+}
+_SAFETY = re.compile(
+    r"safety|responsible ai|\brai\b|usage guidelines|polic(y|ies)|sensitive|prohibited|blocked",
+    re.IGNORECASE,
+)
+
+
+class VeoProvider:
+    name: ClassVar[str] = "veo"
+    # Google's video guide gave 11 s at least and 6 minutes at peak for one video.
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=10),
+        interval=timedelta(seconds=10),
+        max_interval=timedelta(seconds=30),
+        max_wait=timedelta(minutes=12),
+    )
+
+    def __init__(self, api_key: str, base_url: str, *, allow_private_images: bool) -> None:
+        self._key = api_key
+        self._base = base_url.rstrip("/")
+        self._allow_private = allow_private_images
+        self._client = new_client(self._base, {"x-goog-api-key": api_key})
+
+    # --- submit ------------------------------------------------------------------------------
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        if request.aspect_ratio not in ASPECT_RATIOS:
+            raise InvalidInput(f"Veo takes aspect ratios {', '.join(ASPECT_RATIOS)} only")
+        instance: dict[str, Any] = {"prompt": request.prompt}
+        if request.image_url is not None:
+            data, mime = await load_image(request.image_url, allow_private=self._allow_private)
+            instance["image"] = {
+                "bytesBase64Encoded": base64.b64encode(data).decode("ascii"),
+                "mimeType": mime,
+            }
+        parameters: dict[str, Any] = {
+            "aspectRatio": request.aspect_ratio,
+            "durationSeconds": round(request.duration),
+        }
+        for option, wire in _ROUTE_PARAMETERS.items():
+            value = request.options.get(option)
+            if value is not None:
+                parameters[wire] = value
+        body = {"instances": [instance], "parameters": parameters}
+        path = f"/{API_VERSION}/models/{request.model}:predictLongRunning"
+        response = await self._send("POST", path, json=body, submitting=True)
+        name = json_object(response).get("name")
+        if not isinstance(name, str) or "/operations/" not in name:
+            raise MalformedResponse("predictLongRunning answered without an operation name")
+        return ProviderJob(id=name, data={"model": request.model})
+
+    # --- poll --------------------------------------------------------------------------------
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        response = await self._send("GET", f"/{API_VERSION}/{job.id}", submitting=False)
+        operation = json_object(response)
+        if operation.get("done") is not True:  # proto3 JSON leaves `done: false` out
+            return ProviderStatus(JobState.RUNNING)
+        error = operation.get("error")
+        if isinstance(error, dict):
+            return ProviderStatus(JobState.FAILED, error=_operation_error(error))
+        result = _dig(operation, "response", "generateVideoResponse")
+        if not isinstance(result, dict):
+            raise MalformedResponse(f"operation {job.id} is done without a response")
+        uri = _first_video_uri(result)
+        if uri is not None:
+            data: JobData = {**job.data, "video_uri": uri}
+            return ProviderStatus(JobState.SUCCEEDED, progress=100, data=data)
+        return ProviderStatus(JobState.FAILED, error=_empty_result_error(result))
+
+    # --- result and cancel -------------------------------------------------------------------
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        uri = job.data.get("video_uri")
+        if not isinstance(uri, str) or not uri:
+            raise MalformedResponse(f"operation {job.id} has no video uri")
+        url = urljoin(self._base + "/", uri)
+        # The uri is served to holders of the key; it goes only to Google or our configured host.
+        host = urlsplit(url).netloc
+        trusted = host in (urlsplit(self._base).netloc, GOOGLE_HOST)
+        return ResultRef(url=url, headers={"x-goog-api-key": self._key} if trusted else {})
+
+    async def cancel(self, job: ProviderJob) -> None:
+        """The Gemini API offers no cancel for video operations: the job runs to its end."""
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # --- errors ------------------------------------------------------------------------------
+
+    async def _send(
+        self, method: str, path: str, *, submitting: bool, **kwargs: Any
+    ) -> httpx.Response:
+        try:
+            return await send(self._client, method, path, **kwargs)
+        except ProviderError as exc:
+            if exc.response is None:
+                raise
+            refined = _refine(exc, exc.response, submitting=submitting)
+            if refined is exc:
+                raise
+            raise refined from exc
+
+
+def _refine(exc: ProviderError, response: httpx.Response, *, submitting: bool) -> ProviderError:
+    """The error a Google error body stands for, beyond what its HTTP status says."""
+    try:
+        body = response.json()
+    except ValueError:
+        return exc
+    if isinstance(body, list) and len(body) == 1:  # some Google front ends wrap it in a list
+        body = body[0]
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return exc
+    status = str(error.get("status") or "")
+    reason = _error_reason(error)
+    message = f"Gemini API {response.status_code} {status}: {error.get('message', '')}".strip()
+    kw: dict[str, Any] = {
+        "provider_code": reason or status or None,
+        "status_code": response.status_code,
+    }
+    refined: ProviderError
+    if reason == "API_KEY_INVALID" or status in _ACCOUNT_ERRORS:
+        refined = AuthFailed(message, **kw)
+    elif response.status_code == 404 and submitting:
+        # The model is not (or no longer) served here: a fault of the route, not the user's.
+        refined = ProviderUnavailable(message, **kw)
+    elif response.status_code == 404:
+        refined = JobFailed(message, retryable=False, **kw)
+    elif response.status_code == 429:
+        delay = retry_after(response.headers)
+        refined = RateLimited(
+            message, retry_after=_retry_delay(error) if delay is None else delay, **kw
+        )
+    elif isinstance(exc, InvalidInput) and _SAFETY.search(message):
+        refined = ContentRejected(message, **kw)
+    else:
+        refined = type(exc)(message, **kw)
+    refined.response = response
+    return refined
+
+
+def _operation_error(error: Mapping[str, Any]) -> ProviderError:
+    """A failed operation's google.rpc.Status as our error."""
+    code = error.get("code")
+    status = error.get("status")
+    if not isinstance(status, str):
+        status = _GRPC_STATUS.get(code, "UNKNOWN") if isinstance(code, int) else "UNKNOWN"
+    message = f"Veo operation failed ({status}): {error.get('message', '')}"
+    if _SAFETY.search(str(error.get("message", ""))):
+        return ContentRejected(message, provider_code=status)
+    if status in _USER_ERRORS:
+        return InvalidInput(message, provider_code=status)
+    return JobFailed(message, retryable=status in _TRANSIENT, provider_code=status)
+
+
+def _empty_result_error(result: Mapping[str, Any]) -> ProviderError:
+    """A finished operation without a video: Google's safety filters, or nothing at all."""
+    reasons = result.get("raiMediaFilteredReasons")
+    reasons = [str(r) for r in reasons] if isinstance(reasons, list) else []
+    count = result.get("raiMediaFilteredCount")
+    if reasons or (isinstance(count, int) and count > 0):
+        text = " ".join(reasons) or "the video was filtered by Google's safety filters"
+        return ContentRejected(text, provider_code="RAI_MEDIA_FILTERED")
+    return JobFailed("Veo finished without a video", provider_code="NO_GENERATED_SAMPLES")
+
+
+def _first_video_uri(result: Mapping[str, Any]) -> str | None:
+    samples = result.get("generatedSamples")
+    if not isinstance(samples, list):
+        return None
+    for sample in samples:
+        uri = _dig(sample, "video", "uri")
+        if isinstance(uri, str) and uri:
+            return uri
+    return None
+
+
+def _error_reason(error: Mapping[str, Any]) -> str | None:
+    """The ErrorInfo reason (API_KEY_INVALID, ...) among the error's details, if any."""
+    details = error.get("details")
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("ErrorInfo"):
+            reason = detail.get("reason")
+            return str(reason) if reason else None
+    return None
+
+
+def _retry_delay(error: Mapping[str, Any]) -> float | None:
+    """Seconds from a google.rpc.RetryInfo detail ("retryDelay": "38s"), if any."""
+    details = error.get("details")
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", str(detail.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
+    return None
+
+
+def _dig(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _build(ctx: ProviderContext) -> VeoProvider:
+    settings = ctx.settings
+    return VeoProvider(
+        settings.env("GEMINI_API_KEY") or "",
+        settings.provider_base_url("gemini", DEFAULT_BASE_URL),
+        # The one setting that lets user-supplied URLs reach private addresses (dev and tests).
+        allow_private_images=settings.allow_private_webhook_urls,
+    )
+
+
+FACTORY = ProviderFactory("veo", ("GEMINI_API_KEY",), _build)
