@@ -3,12 +3,14 @@ check a create request, accept it, cancel."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import replace
 from datetime import timedelta
 
 from vidrouter.domain import ids
 from vidrouter.domain.catalog import ListedModel, ModelSpec
-from vidrouter.domain.errors import Conflict, NotFound, Unavailable
+from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound, Unavailable
 from vidrouter.domain.generation import Generation, Status, Step
 from vidrouter.domain.requests import CreateRequest, RequestLimits, parse_create
 from vidrouter.engine.circuits import CircuitState
@@ -47,8 +49,39 @@ async def ensure_servable(service: Service, model: ListedModel) -> None:
     )
 
 
-async def accept(service: Service, key: ApiKey, req: CreateRequest) -> Generation:
-    """Store the new generation and wake a worker for it."""
+IDEMPOTENCY_WINDOW = timedelta(hours=24)
+MAX_IDEMPOTENCY_KEY = 255
+
+
+def request_fingerprint(body: object) -> str:
+    """The same request, whatever its key order and spacing."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def check_idempotency_key(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value or len(value) > MAX_IDEMPOTENCY_KEY or not value.isprintable():
+        raise InvalidRequest(
+            f"Idempotency-Key must be 1-{MAX_IDEMPOTENCY_KEY} printable characters",
+            code="idempotency_key_invalid",
+            param="Idempotency-Key",
+        )
+    return value
+
+
+async def accept(
+    service: Service,
+    key: ApiKey,
+    req: CreateRequest,
+    *,
+    idempotency_key: str | None = None,
+    fingerprint: str = "",
+) -> Generation:
+    """Store the new generation and wake a worker for it. With an idempotency key used in
+    the last 24 hours, the generation that key made instead (Conflict if the request
+    differed)."""
     now = service.clock()
     g = Generation(
         id=ids.generation_id(),
@@ -68,7 +101,20 @@ async def accept(service: Service, key: ApiKey, req: CreateRequest) -> Generatio
         next_attempt_at=now,
         deadline_at=now + timedelta(seconds=service.settings.generation_deadline_seconds),
     )
-    await service.generations.insert(g)
+    if idempotency_key is None:
+        await service.generations.insert(g)
+    else:
+        made, made_with = await service.generations.insert_idempotent(
+            g, key=idempotency_key, request_hash=fingerprint, since=now - IDEMPOTENCY_WINDOW
+        )
+        if made_with != fingerprint:
+            raise Conflict(
+                "this Idempotency-Key was used with a different request in the last 24 hours",
+                code="idempotency_key_reused",
+                param="Idempotency-Key",
+            )
+        if made.id != g.id:
+            return made
     service.wake()
     return g
 

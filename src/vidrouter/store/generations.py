@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from vidrouter.domain.generation import (
     TERMINAL,
@@ -19,9 +20,10 @@ from vidrouter.domain.generation import (
     Step,
 )
 from vidrouter.store import dialect
-from vidrouter.store.database import Database
+from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
 from vidrouter.store.tables import generations as t
+from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
 
 _ACTIVE = [s.value for s in Status if s not in TERMINAL]
@@ -52,6 +54,57 @@ class GenerationStore:
     async def insert(self, generation: Generation) -> None:
         async with self._db.write() as conn:
             await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
+
+    async def insert_idempotent(
+        self, generation: Generation, *, key: str, request_hash: str, since: datetime
+    ) -> tuple[Generation, str]:
+        """Insert unless the account used `key` after `since`: then the generation made with
+        it, and the hash of the request that made it. Concurrent duplicates make one row."""
+        for _ in range(3):
+            found = await self._by_idempotency_key(generation.account_id, key, since)
+            if found is not None:
+                return found
+            try:
+                async with self._db.write() as conn:
+                    await conn.execute(
+                        delete(idem).where(
+                            idem.c.account_id == generation.account_id,
+                            idem.c.key == key,
+                            idem.c.created_at < since,  # only an expired use of the key
+                        )
+                    )
+                    await conn.execute(
+                        insert(idem).values(
+                            account_id=generation.account_id,
+                            key=key,
+                            request_hash=request_hash,
+                            generation_id=generation.id,
+                            created_at=generation.created_at,
+                        )
+                    )
+                    await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
+                return generation, request_hash
+            except IntegrityError:
+                continue  # another request with this key won the race: read its result
+        raise StoreError("idempotency key contention")
+
+    async def _by_idempotency_key(
+        self, account_id: str, key: str, since: datetime
+    ) -> tuple[Generation, str] | None:
+        async with self._db.read() as conn:
+            row = (
+                await conn.execute(
+                    select(idem.c.request_hash, idem.c.generation_id).where(
+                        idem.c.account_id == account_id,
+                        idem.c.key == key,
+                        idem.c.created_at >= since,
+                    )
+                )
+            ).first()
+        if row is None:
+            return None
+        g = await self.get(row.generation_id, account_id=account_id)
+        return (g, row.request_hash) if g is not None else None
 
     async def get(self, generation_id: str, *, account_id: str | None = None) -> Generation | None:
         """One generation; with `account_id`, only if it belongs to that account."""

@@ -136,3 +136,13 @@ route_health = Table(
     Column("probe_until", UTCDateTime(), nullable=True),  # a half-open probe is in flight
     Column("updated_at", UTCDateTime(), nullable=False),
 )
+
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("account_id", String(64), primary_key=True),
+    Column("key", String(255), primary_key=True),
+    Column("request_hash", String(64), nullable=False),
+    Column("generation_id", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)

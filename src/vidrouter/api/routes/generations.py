@@ -39,9 +39,17 @@ _CREATE_BODY = {
     openapi_extra=_CREATE_BODY,
 )
 async def create_generation(request: Request, service: ServiceDep, key: CurrentKey) -> JSONResponse:
-    req = actions.check_create(service, await json_body(request))
+    body = await json_body(request)
+    idempotency_key = actions.check_idempotency_key(request.headers.get("idempotency-key"))
+    req = actions.check_create(service, body)
     await actions.ensure_servable(service, req.model)
-    g = await actions.accept(service, key, req)
+    g = await actions.accept(
+        service,
+        key,
+        req,
+        idempotency_key=idempotency_key,
+        fingerprint=actions.request_fingerprint(body),
+    )
     return JSONResponse(
         present(service, g), status_code=202, headers={"Location": f"/v1/generations/{g.id}"}
     )
