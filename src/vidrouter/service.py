@@ -146,7 +146,11 @@ class Service:
             clock=self.clock,
         )
         worker = GenerationWorker(
-            self.generations, advancer, owner=self.owner, on_deliveries=self.webhook_loop.wake
+            self.generations,
+            advancer,
+            storage=self.storage,
+            owner=self.owner,
+            on_deliveries=self.webhook_loop.wake,
         )
         self.generation_loop = WorkLoop(
             "generations",

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import Advancer, Outcome
+from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore
 
 log = logging.getLogger(__name__)
@@ -20,9 +21,11 @@ class GenerationWorker:
         store: GenerationStore,
         advancer: Advancer,
         *,
+        storage: BlobStorage,
         owner: str,
         on_deliveries: Callable[[], None],
     ) -> None:
+        self._storage = storage
         self._store = store
         self._advancer = advancer
         self._owner = owner
@@ -44,6 +47,10 @@ class GenerationWorker:
         )
         if not saved:
             log.info("generation_save_skipped", extra={"generation_id": outcome.generation.id})
+            stored = outcome.generation.video_key
+            if stored is not None and outcome.generation.status.terminal:
+                # Canceled or deleted while its video was being stored: nobody will serve it.
+                await self._storage.delete(stored)
         if saved and outcome.deliveries:
             self._on_deliveries()
         if outcome.cleanup is not None and saved:

@@ -130,8 +130,10 @@ class GenerationStore:
         after: str | None = None,
         status: str | None = None,
         model: str | None = None,
+        oldest_first: bool = False,
     ) -> ListPage:
-        """Newest first; `after` is the id of the last item of the previous page."""
+        """Newest first (or oldest first); `after` is the id of the last item of the previous
+        page. The (account, created_at, id) index serves both directions."""
         query = select(t).where(t.c.account_id == account_id)
         if status is not None:
             query = query.where(t.c.status == status)
@@ -148,13 +150,22 @@ class GenerationStore:
                 ).first()
                 if cursor is None:
                     return ListPage([], False)
-                query = query.where(
-                    or_(
+                if oldest_first:
+                    beyond = or_(
+                        t.c.created_at > cursor.created_at,
+                        and_(t.c.created_at == cursor.created_at, t.c.id > cursor.id),
+                    )
+                else:
+                    beyond = or_(
                         t.c.created_at < cursor.created_at,
                         and_(t.c.created_at == cursor.created_at, t.c.id < cursor.id),
                     )
-                )
-            query = query.order_by(t.c.created_at.desc(), t.c.id.desc()).limit(limit + 1)
+                query = query.where(beyond)
+            if oldest_first:
+                query = query.order_by(t.c.created_at.asc(), t.c.id.asc())
+            else:
+                query = query.order_by(t.c.created_at.desc(), t.c.id.desc())
+            query = query.limit(limit + 1)
             rows = (await conn.execute(query)).all()
         items = [_generation(r) for r in rows[:limit]]
         return ListPage(items, len(rows) > limit)

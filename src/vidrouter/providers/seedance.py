@@ -1,0 +1,329 @@
+"""ByteDance Seedance on BytePlus ModelArk (the Ark runtime API, v3).
+
+Wire format (byteplus-python-sdk-v2 3.0.63, `byteplussdkarkruntime`; docs.byteplus.com
+ModelArk 1520757 "Video Generation API"): `POST /api/v3/contents/generations/tasks` with
+`{"model", "content": [{"type": "text", ...}, {"type": "image_url", "image_url": {"url"},
+"role": "first_frame"}], "ratio", "duration", "resolution", ...}` answers `{"id": "cgt-..."}`;
+`GET .../tasks/{id}` reports `status` queued, running, succeeded, failed, cancelled or expired,
+`content.video_url` (a presigned URL kept 24 h), `usage.completion_tokens`, the `duration` it
+made and, on failure, `error: {code, message}`; `DELETE .../tasks/{id}` cancels a queued task
+(or deletes a finished one). Errors are `{"error": {"code", "message", "param", "type"}}`.
+
+Ark has no idempotency key and no metadata field: the generation id travels in the
+`X-Client-Request-Id` tracing header only. Images are sent inline as base64 data URIs (Ark
+accepts URLs or data URIs), so Ark never has to reach an address a user chose.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar, NoReturn
+
+import httpx
+
+from vidrouter.domain.generation import JobData
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    MalformedResponse,
+    PollPolicy,
+    ProviderContext,
+    ProviderError,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    ProviderTimeout,
+    ProviderUnavailable,
+    ResultRef,
+)
+from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.images import load_image, to_data_uri
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://ark.ap-southeast.bytepluses.com"
+TASKS_PATH = "/api/v3/contents/generations/tasks"
+TASK_PATH = TASKS_PATH + "/{id}"
+CLIENT_REQUEST_ID_HEADER = "X-Client-Request-Id"  # the SDK's tracing header, echoed back
+SERVER_REQUEST_ID_HEADER = "x-request-id"  # unconfirmed: Ark also quotes it in error messages
+# Ark expires a task that has not finished after this many seconds (documented range
+# 3600-259200, default 172800). One hour is the floor, and our own deadline sits just past it.
+EXPIRES_AFTER_SECONDS = 3600
+# Route options passed through to the create body as they are.
+BODY_OPTIONS = ("resolution", "generate_audio", "camera_fixed", "seed", "service_tier", "watermark")
+
+_STATES = {
+    "queued": JobState.QUEUED,
+    "running": JobState.RUNNING,
+    "succeeded": JobState.SUCCEEDED,
+    "failed": JobState.FAILED,
+    "cancelled": JobState.CANCELED,
+}
+# Ark's moderation codes: SensitiveContentDetected(.*), Input/Output{Text,Image,Video,Audio}
+# SensitiveContentDetected(.*) and the Content Security "...RiskDetection" family.
+_MODERATION = ("SensitiveContentDetected", "RiskDetection")
+_BAD_INPUT = ("InvalidParameter", "MissingParameter", "InvalidImage", "InvalidArgument")
+_TRANSIENT = ("InternalServiceError", "InternalError", "ServerOverloaded", "ServiceUnavailable")
+_REQUEST_ID = re.compile(r"request id:\s*([0-9A-Za-z_-]+)", re.IGNORECASE)
+
+
+class SeedanceProvider:
+    name: ClassVar[str] = "seedance"
+    # A 5 s clip takes roughly 30-90 s (Pro Fast and Mini faster, 2.0 at 1080p slower), more
+    # while the account's queue is long. Ark itself expires the task after an hour (see
+    # EXPIRES_AFTER_SECONDS); our deadline is the backstop five minutes later.
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=10),
+        interval=timedelta(seconds=5),
+        max_interval=timedelta(seconds=20),
+        max_wait=timedelta(seconds=EXPIRES_AFTER_SECONDS + 300),
+    )
+
+    def __init__(self, base_url: str, api_key: str, *, allow_private_images: bool) -> None:
+        self._client = new_client(
+            base_url,
+            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
+        )
+        self._allow_private = allow_private_images
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        body = await self._create_body(request)
+        client_request_id = _client_request_id(request.generation_id)
+        try:
+            response = await send(
+                self._client,
+                "POST",
+                TASKS_PATH,
+                json=body,
+                headers={CLIENT_REQUEST_ID_HEADER: client_request_id},
+                request_id_header=SERVER_REQUEST_ID_HEADER,
+            )
+        except ProviderError as exc:
+            _raise_refined(exc)
+        task = json_object(response)
+        task_id = task.get("id")
+        if not isinstance(task_id, str) or not task_id:
+            raise MalformedResponse("Ark answered the create without a task id")
+        return ProviderJob(
+            id=task_id,
+            data={"model": request.model, "duration": body["duration"]},
+            request_id=response.headers.get(SERVER_REQUEST_ID_HEADER) or client_request_id,
+        )
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        task = await self._get(job)
+        status = task.get("status")
+        if status == "expired":
+            return ProviderStatus(
+                JobState.FAILED,
+                error=ProviderTimeout(
+                    f"Ark task {job.id} expired before it finished", provider_code="expired"
+                ),
+            )
+        state = _STATES.get(status) if isinstance(status, str) else None
+        if state is None:
+            log.warning("seedance_unknown_status", extra={"job_id": job.id, "status": str(status)})
+            return ProviderStatus(JobState.RUNNING)
+        if state is JobState.FAILED:
+            return ProviderStatus(JobState.FAILED, error=_task_failure(task.get("error"), job))
+        if state is JobState.SUCCEEDED:
+            return _succeeded(task, job)
+        return ProviderStatus(state)
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        video = job.data.get("video_url")
+        if not isinstance(video, str):
+            video = _video_url(await self._get(job))
+        if video is None or not video.startswith(("https://", "http://")):
+            raise MalformedResponse(f"Ark task {job.id} has no downloadable video")
+        # content.video_url is a presigned object-storage URL: no credentials needed.
+        return ResultRef(url=video)
+
+    async def cancel(self, job: ProviderJob) -> None:
+        """Ark cancels only queued tasks; a running one finishes (and is billed) anyway."""
+        try:
+            await send(
+                self._client,
+                "DELETE",
+                TASK_PATH.format(id=job.id),
+                request_id_header=SERVER_REQUEST_ID_HEADER,
+            )
+        except ProviderError as exc:
+            if exc.status_code not in (400, 404, 409):
+                _raise_refined(exc)
+            log.info(
+                "seedance_cancel_refused",
+                extra={"job_id": job.id, "status_code": exc.status_code},
+            )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _create_body(self, request: ProviderRequest) -> dict[str, Any]:
+        content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
+        if request.image_url is not None:
+            data, mime = await load_image(request.image_url, allow_private=self._allow_private)
+            content.append(
+                {
+                    "type": "image_url",
+                    "image_url": {"url": to_data_uri(data, mime)},
+                    "role": "first_frame",
+                }
+            )
+        body: dict[str, Any] = {
+            "model": request.model,
+            "content": content,
+            "ratio": request.aspect_ratio,
+            "duration": _seconds(request.duration),
+            "watermark": False,
+            "execution_expires_after": EXPIRES_AFTER_SECONDS,
+        }
+        for key in BODY_OPTIONS:
+            if key in request.options:
+                body[key] = request.options[key]
+        if request.callback_url is not None:
+            body["callback_url"] = request.callback_url
+        return body
+
+    async def _get(self, job: ProviderJob) -> dict[str, Any]:
+        try:
+            response = await send(
+                self._client,
+                "GET",
+                TASK_PATH.format(id=job.id),
+                request_id_header=SERVER_REQUEST_ID_HEADER,
+            )
+        except ProviderError as exc:
+            if exc.status_code == 404:
+                # Cancelled tasks are deleted after 24 h; nothing else will bring it back.
+                code, message = _error_body(exc.response)
+                raise JobFailed(
+                    f"Ark no longer knows task {job.id}: {message}",
+                    provider_code=code,
+                    request_id=exc.request_id,
+                    status_code=404,
+                ) from exc
+            _raise_refined(exc)
+        return json_object(response)
+
+
+def _seconds(duration: float) -> int:
+    """Ark takes whole seconds; the catalog lists only whole values, so this only rounds."""
+    return max(1, round(duration))
+
+
+def _client_request_id(generation_id: str) -> str:
+    """The SDK's shape (UTC timestamp + letters and digits), carrying our generation id."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    return stamp + "".join(c for c in generation_id.removeprefix("gen_") if c.isalnum())
+
+
+def _succeeded(task: dict[str, Any], job: ProviderJob) -> ProviderStatus:
+    video = _video_url(task)
+    if video is None:
+        raise MalformedResponse(f"Ark task {job.id} succeeded without a video_url")
+    data: JobData = {**job.data, "video_url": video}
+    usage = task.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    if isinstance(tokens, int) and not isinstance(tokens, bool):
+        data["completion_tokens"] = tokens
+    made = task.get("duration")
+    if not isinstance(made, int | float) or isinstance(made, bool) or made <= 0:
+        made = job.data.get("duration")
+    billed = float(made) if isinstance(made, int | float) else None
+    return ProviderStatus(JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data)
+
+
+def _video_url(task: dict[str, Any]) -> str | None:
+    content = task.get("content")
+    video = content.get("video_url") if isinstance(content, dict) else None
+    return video if isinstance(video, str) and video else None
+
+
+def _task_failure(error: object, job: ProviderJob) -> ProviderError:
+    code = message = None
+    if isinstance(error, dict):
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+        message = error.get("message") if isinstance(error.get("message"), str) else None
+    text = f"Ark task {job.id} failed: {code or 'no code'}: {message or 'no message'}"
+    request_id = _quoted_request_id(message or "")
+    if code and any(marker in code for marker in _MODERATION):
+        return ContentRejected(text, provider_code=code, request_id=request_id)
+    if code and code.startswith(_BAD_INPUT):
+        return InvalidInput(text, provider_code=code, request_id=request_id)
+    transient = bool(code) and str(code).startswith(_TRANSIENT)
+    return JobFailed(text, retryable=transient, provider_code=code, request_id=request_id)
+
+
+def _raise_refined(exc: ProviderError) -> NoReturn:
+    refined = _refine(exc)
+    if refined is exc:
+        raise exc
+    raise refined from exc
+
+
+def _refine(exc: ProviderError) -> ProviderError:
+    """A finer error from Ark's error body; the status-code class is kept otherwise."""
+    if exc.response is None:
+        return exc
+    code, message = _error_body(exc.response)
+    exc.provider_code = code or exc.provider_code
+    exc.request_id = exc.request_id or _quoted_request_id(message)
+    kw: dict[str, Any] = {
+        "provider_code": exc.provider_code,
+        "request_id": exc.request_id,
+        "status_code": exc.status_code,
+    }
+    text = f"Ark answered {exc.status_code} {code or ''}: {message}".replace("  ", " ")
+    refined: ProviderError | None = None
+    if code and any(marker in code for marker in _MODERATION):
+        refined = ContentRejected(text, **kw)
+    elif code is not None and code.startswith("InvalidEndpoint.ClosedEndpoint"):
+        refined = ProviderUnavailable(text, **kw)  # "closed or temporarily unavailable"
+    elif code == "SetLimitExceeded" or exc.status_code in (402, 404):
+        # The account's own spending limit, or a model not activated for this key: only the
+        # operator can fix either, so no retry and no blame on the user.
+        refined = AuthFailed(text, **kw)
+    if refined is None:
+        return exc
+    refined.response = exc.response
+    return refined
+
+
+def _error_body(response: httpx.Response | None) -> tuple[str | None, str]:
+    if response is None:
+        return None, ""
+    try:
+        body = response.json()
+    except ValueError:
+        return None, response.text[:300]
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None, str(body)[:300]
+    code = error.get("code")
+    message = error.get("message")
+    return (code if isinstance(code, str) and code else None), str(message or "")[:1000]
+
+
+def _quoted_request_id(message: str) -> str | None:
+    """Ark's messages end with "Request id: <id>"."""
+    found = _REQUEST_ID.search(message)
+    return found.group(1) if found else None
+
+
+def _build(ctx: ProviderContext) -> SeedanceProvider:
+    return SeedanceProvider(
+        ctx.settings.provider_base_url("seedance", DEFAULT_BASE_URL),
+        ctx.settings.env("ARK_API_KEY") or "",
+        # The operator's statement that private addresses are reachable on purpose here.
+        allow_private_images=ctx.settings.allow_private_webhook_urls,
+    )
+
+
+FACTORY = ProviderFactory("seedance", ("ARK_API_KEY",), _build)

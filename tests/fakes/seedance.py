@@ -1,0 +1,365 @@
+"""A fake of BytePlus ModelArk's video generation tasks API (Seedance), on Ark's wire format.
+
+Paths, bodies and errors follow the official SDK (byteplus-python-sdk-v2 3.0.63,
+`byteplussdkarkruntime`) and docs.byteplus.com ModelArk 1520757 / 1299023:
+`POST /api/v3/contents/generations/tasks` -> `{"id": "cgt-..."}`,
+`GET .../tasks/{id}` -> the task (queued -> running -> succeeded | failed | expired),
+`DELETE .../tasks/{id}` cancels a queued task or deletes a finished one. Errors are
+`{"error": {"code", "message", "param", "type"}}` with Ark's codes. The finished video is
+served from `/tos/{id}.mp4`, standing for Ark's presigned object-storage URL.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import secrets
+import string
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from PIL import Image, UnidentifiedImageError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+
+TASKS = "/api/v3/contents/generations/tasks"
+RATIOS = ("16:9", "4:3", "1:1", "3:4", "9:16", "21:9", "adaptive")
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    durations: range
+    resolutions: tuple[str, ...]
+    roles: tuple[str, ...] = ("first_frame", "last_frame")
+
+
+MODELS = {
+    "seedance-1-0-pro-250528": ModelLimits(range(2, 13), ("480p", "720p", "1080p")),
+    "seedance-1-0-pro-fast-251015": ModelLimits(
+        range(2, 13), ("480p", "720p", "1080p"), ("first_frame",)
+    ),
+    "seedance-1-5-pro-251215": ModelLimits(range(4, 13), ("480p", "720p", "1080p")),
+    "dreamina-seedance-2-0-260128": ModelLimits(
+        range(4, 16), ("480p", "720p", "1080p"), ("first_frame", "last_frame", "reference_image")
+    ),
+    "dreamina-seedance-2-0-fast-260128": ModelLimits(
+        range(4, 16), ("480p", "720p"), ("first_frame", "last_frame", "reference_image")
+    ),
+    "dreamina-seedance-2-0-mini-260615": ModelLimits(
+        range(4, 16), ("480p", "720p"), ("first_frame", "last_frame", "reference_image")
+    ),
+}
+SIZES = {"480p": (864, 480), "720p": (1280, 720), "1080p": (1920, 1080)}
+DEFAULT_RESOLUTION = "720p"
+
+
+class ArkError(Exception):
+    def __init__(self, status: int, code: str, message: str, param: str = "") -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.param = status, code, message, param
+
+
+_TYPES = {400: "BadRequest", 401: "Unauthorized", 404: "NotFound", 429: "TooManyRequests"}
+
+
+def ark_error(status: int, code: str, message: str, param: str = "") -> dict[str, Any]:
+    """Ark's error body (also for FaultPlan bodies)."""
+    request_id = _request_id()
+    return {
+        "error": {
+            "code": code,
+            "message": f"{message} Request id: {request_id}",
+            "param": param,
+            "type": _TYPES.get(status, "InternalServiceError" if status >= 500 else "BadRequest"),
+        }
+    }
+
+
+@dataclass
+class Task:
+    id: str
+    model: str
+    body: dict[str, Any]
+    created_at: int
+    status: str = "queued"
+    polls: int = 0
+    error: dict[str, str] | None = None
+
+
+@dataclass
+class FakeArk:
+    api_key: str = "test-key"
+    polls_to_finish: int = 3  # GETs until the task is done: queued, running..., then done
+    moderate_prompts_containing: str | None = None  # rejected at create (input moderation)
+    moderate_outputs_containing: str | None = None  # task fails (output moderation)
+    fail_jobs_with: tuple[str, str] | None = None  # (code, message) of a failed task
+    never_finish: bool = False  # tasks stay queued
+    expire_jobs: bool = False  # tasks end "expired"
+    plan: FaultPlan = field(default_factory=FaultPlan)
+    tasks: dict[str, Task] = field(default_factory=dict)
+    created: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
+    client_request_ids: list[str] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
+
+    def app(self) -> FaultInjector:
+        routes = [
+            Route(TASKS, self._create, methods=["POST"]),
+            Route(TASKS + "/{task_id}", self._get, methods=["GET"]),
+            Route(TASKS + "/{task_id}", self._delete, methods=["DELETE"]),
+            Route("/tos/{task_id}.mp4", self._video, methods=["GET"]),
+        ]
+        return FaultInjector(Starlette(routes=routes), self.plan)
+
+    # --- endpoints ------------------------------------------------------------------------
+
+    async def _create(self, request: Request) -> Response:
+        try:
+            self._authorize(request)
+            body = await _json(request)
+            self._validate(body)
+            prompt = _prompt(body)
+            if self.moderate_prompts_containing and self.moderate_prompts_containing in prompt:
+                raise ArkError(
+                    400,
+                    "InputTextSensitiveContentDetected",
+                    "The request failed because the input text may contain sensitive information.",
+                )
+        except ArkError as exc:
+            return _error(request, exc)
+        task = Task(_task_id(), body["model"], body, int(time.time()))
+        self.tasks[task.id] = task
+        self.created.append(body)
+        self.client_request_ids.append(request.headers.get("x-client-request-id", ""))
+        return _json_response(request, {"id": task.id})
+
+    async def _get(self, request: Request) -> Response:
+        try:
+            self._authorize(request)
+            task = self._task(request.path_params["task_id"])
+        except ArkError as exc:
+            return _error(request, exc)
+        task.polls += 1
+        if task.status in ("queued", "running"):
+            self._advance(task)
+        return _json_response(request, self._view(request, task))
+
+    async def _delete(self, request: Request) -> Response:
+        try:
+            self._authorize(request)
+            task = self._task(request.path_params["task_id"])
+            if task.status == "running":
+                # Unconfirmed body: Ark documents only that running tasks cannot be cancelled.
+                raise ArkError(400, "InvalidParameter", "A running task cannot be cancelled.", "id")
+        except ArkError as exc:
+            return _error(request, exc)
+        self.cancelled.append(task.id)
+        if task.status == "queued":
+            task.status = "cancelled"
+        else:
+            del self.tasks[task.id]
+        return _json_response(request, {})
+
+    async def _video(self, request: Request) -> Response:
+        task = self.tasks.get(request.path_params["task_id"])
+        if task is None or task.status != "succeeded":
+            return Response(b"<Error><Code>NoSuchKey</Code></Error>", 404)
+        return Response(sample_mp4(), media_type="video/mp4")
+
+    # --- behaviour --------------------------------------------------------------------------
+
+    def _authorize(self, request: Request) -> None:
+        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+            raise ArkError(
+                401,
+                "AuthenticationError",
+                "The API key or AK/SK in the request is missing or invalid.",
+            )
+
+    def _task(self, task_id: str) -> Task:
+        task = self.tasks.get(task_id)
+        if task is None:
+            # Unconfirmed code: Ark's table has "NotFound.{Parameter}" for missing resources.
+            raise ArkError(404, "NotFound", f"The specified task {task_id} is not found.")
+        return task
+
+    def _advance(self, task: Task) -> None:
+        if self.never_finish:
+            return
+        if task.polls < self.polls_to_finish:
+            task.status = "queued" if task.polls == 1 else "running"
+            return
+        prompt = _prompt(task.body)
+        if self.expire_jobs:
+            task.status = "expired"
+        elif self.moderate_outputs_containing and self.moderate_outputs_containing in prompt:
+            task.status = "failed"
+            task.error = {
+                "code": "OutputVideoSensitiveContentDetected",
+                "message": "The request failed because the output video may contain sensitive "
+                "information.",
+            }
+        elif self.fail_jobs_with is not None:
+            task.status = "failed"
+            task.error = {"code": self.fail_jobs_with[0], "message": self.fail_jobs_with[1]}
+        else:
+            task.status = "succeeded"
+
+    def _view(self, request: Request, task: Task) -> dict[str, Any]:
+        body = task.body
+        resolution = body.get("resolution", DEFAULT_RESOLUTION)
+        duration = int(body.get("duration", 5))
+        view: dict[str, Any] = {
+            "id": task.id,
+            "model": task.model,
+            "status": task.status,
+            "error": task.error,
+            "created_at": task.created_at,
+            "updated_at": int(time.time()),
+            "seed": 11,
+            "resolution": resolution,
+            "ratio": body.get("ratio", "16:9"),
+            "duration": duration,
+            "framespersecond": 24,
+            "generate_audio": bool(body.get("generate_audio", False)),
+            "draft": False,
+            "service_tier": body.get("service_tier", "default"),
+            "execution_expires_after": body.get("execution_expires_after", 172800),
+        }
+        if task.status == "succeeded":
+            width, height = SIZES[resolution]
+            tokens = width * height * (24 * duration + 1) // 1024
+            base = str(request.base_url).rstrip("/")
+            view["content"] = {"video_url": f"{base}/tos/{task.id}.mp4?X-Tos-Expires=86400"}
+            view["usage"] = {"completion_tokens": tokens, "total_tokens": tokens}
+        return view
+
+    def _validate(self, body: dict[str, Any]) -> None:
+        model = body.get("model")
+        if not isinstance(model, str) or not model:
+            raise ArkError(400, "MissingParameter", "The parameter `model` is required.", "model")
+        limits = MODELS.get(model)
+        if limits is None:
+            raise ArkError(
+                404,
+                "InvalidEndpointOrModel.NotFound",
+                f"The model or endpoint {model} does not exist or you do not have access to it.",
+            )
+        content = body.get("content")
+        if not isinstance(content, list) or not content:
+            raise ArkError(400, "MissingParameter", "The parameter `content` is required.")
+        texts = [c for c in content if isinstance(c, dict) and c.get("type") == "text"]
+        images = [c for c in content if isinstance(c, dict) and c.get("type") == "image_url"]
+        if len(texts) > 1 or len(texts) + len(images) != len(content):
+            raise ArkError(400, "InvalidParameter", "Invalid content items.", "content")
+        for image in images:
+            role = image.get("role", "first_frame")
+            if role not in limits.roles:
+                raise ArkError(
+                    400, "InvalidParameter", f"Image role {role} is not supported.", "role"
+                )
+            url = image.get("image_url", {}).get("url") if isinstance(image, dict) else None
+            _check_image(url)
+        ratio = body.get("ratio", "16:9")
+        if ratio not in RATIOS:
+            raise ArkError(400, "InvalidParameter", f"Invalid ratio {ratio}.", "ratio")
+        duration = body.get("duration", 5)
+        if not isinstance(duration, int) or isinstance(duration, bool):
+            raise ArkError(400, "InvalidParameter", "duration must be an integer.", "duration")
+        if duration not in limits.durations:
+            raise ArkError(
+                400, "InvalidParameter", f"duration {duration} is out of range.", "duration"
+            )
+        resolution = body.get("resolution", DEFAULT_RESOLUTION)
+        if resolution not in limits.resolutions:
+            raise ArkError(
+                400, "InvalidParameter", f"resolution {resolution} is not supported.", "resolution"
+            )
+        expires = body.get("execution_expires_after", 172800)
+        if not isinstance(expires, int) or not 3600 <= expires <= 259200:
+            raise ArkError(
+                400,
+                "InvalidParameter",
+                "execution_expires_after must be in [3600, 259200].",
+                "execution_expires_after",
+            )
+
+
+def _check_image(url: object) -> None:
+    """What Ark checks of a first frame: a readable image, 300-6000 px a side, ratio 0.4-2.5."""
+    if not isinstance(url, str) or not url:
+        raise ArkError(400, "MissingParameter", "image_url.url is required.", "image_url")
+    if not url.startswith("data:"):
+        if not url.startswith(("http://", "https://")):
+            raise ArkError(400, "InvalidParameter", "Invalid image url.", "image_url")
+        return  # the fake does not fetch remote images
+    header, _, payload = url.partition(",")
+    if not header.startswith("data:image/") or not header.endswith(";base64"):
+        raise ArkError(400, "InvalidParameter", "Invalid image data URI.", "image_url")
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(payload, validate=True))) as image:
+            width, height = image.size
+    except (binascii.Error, UnidentifiedImageError, OSError) as exc:
+        raise ArkError(
+            400, "InvalidParameter", "The image cannot be decoded.", "image_url"
+        ) from exc
+    if not (300 <= width <= 6000 and 300 <= height <= 6000) or not 0.4 <= width / height <= 2.5:
+        raise ArkError(
+            400,
+            "InvalidParameter",
+            f"The image size {width}x{height} does not meet the requirements.",
+            "image_url",
+        )
+
+
+def _prompt(body: dict[str, Any]) -> str:
+    for item in body.get("content", []):
+        if isinstance(item, dict) and item.get("type") == "text":
+            return str(item.get("text", ""))
+    return ""
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError as exc:
+        raise ArkError(400, "InvalidParameter", "The request body is not valid JSON.") from exc
+    if not isinstance(body, dict):
+        raise ArkError(400, "InvalidParameter", "The request body must be a JSON object.")
+    # The SDK sends every optional field, unset ones as null: Ark reads null as "not given".
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def _request_id() -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    return "021" + stamp + secrets.token_hex(8)
+
+
+def _task_id() -> str:
+    alphabet = string.ascii_lowercase + string.digits
+    stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    return f"cgt-{stamp}-" + "".join(secrets.choice(alphabet) for _ in range(5))
+
+
+def _headers(request: Request) -> dict[str, str]:
+    headers = {"x-request-id": _request_id()}
+    client_id = request.headers.get("x-client-request-id")
+    if client_id:
+        headers["x-client-request-id"] = client_id
+    return headers
+
+
+def _json_response(request: Request, body: dict[str, Any], status: int = 200) -> Response:
+    return JSONResponse(body, status_code=status, headers=_headers(request))
+
+
+def _error(request: Request, exc: ArkError) -> Response:
+    return _json_response(
+        request, ark_error(exc.status, exc.code, exc.message, exc.param), exc.status
+    )

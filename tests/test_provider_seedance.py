@@ -1,0 +1,477 @@
+"""Seedance on BytePlus ModelArk: the official SDK against the fake, then our API end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import io
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from PIL import Image
+from standardwebhooks.webhooks import Webhook
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tests.fakes.base import Fault
+from tests.fakes.seedance import TASKS, FakeArk, ark_error
+from tests.support.harness import Harness, running, test_settings
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app, serve_app_in_thread
+from tests.support.video import decode
+from vidrouter.domain.catalog import load_catalog
+from vidrouter.engine.advance import MAX_TRIES
+
+try:  # the official SDK is not a project dependency: its tests skip where it is missing
+    import byteplussdkarkruntime as ark_runtime
+    from byteplussdkarkruntime import _exceptions as ark_errors
+except ImportError:  # pragma: no cover
+    ark_runtime = ark_errors = None
+
+needs_sdk = pytest.mark.skipif(
+    ark_runtime is None,
+    reason="the Ark SDK is not installed (pip install 'byteplus-python-sdk-v2[ark]==3.0.63')",
+)
+
+SEEDANCE_IDS = (
+    "seedance-1-pro",
+    "seedance-1-pro-fast",
+    "seedance-1.5-pro",
+    "seedance-2",
+    "seedance-2-fast",
+    "seedance-2-mini",
+)
+
+
+def png(width: int = 640, height: int = 360) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 80, 40)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode()
+
+
+# --- 1. the official SDK drives the fake ----------------------------------------------------
+
+
+@contextlib.contextmanager
+def sdk_client(fake: FakeArk, api_key: str = "test-key") -> Iterator[Any]:
+    with serve_app_in_thread(fake.app()) as url:
+        client = ark_runtime.Ark(base_url=url + "/api/v3", api_key=api_key, max_retries=0)
+        try:
+            yield client
+        finally:
+            client.close()
+
+
+@needs_sdk
+def test_sdk_creates_polls_downloads_and_cancels() -> None:
+    fake = FakeArk(polls_to_finish=3)
+    with sdk_client(fake) as client:
+        created = client.content_generation.tasks.create(
+            model="seedance-1-0-pro-250528",
+            content=[
+                {"type": "text", "text": "a red fox in the snow"},
+                {"type": "image_url", "image_url": {"url": data_uri(png())}, "role": "first_frame"},
+            ],
+            ratio="16:9",
+            duration=5,
+            resolution="1080p",
+            watermark=False,
+        )
+        assert created.id.startswith("cgt-")
+        seen = []
+        for _ in range(10):
+            task = client.content_generation.tasks.get(task_id=created.id)
+            seen.append(task.status)
+            if task.status == "succeeded":
+                break
+        assert seen == ["queued", "running", "succeeded"]
+        assert task.duration == 5 and task.resolution == "1080p" and task.ratio == "16:9"
+        assert task.usage.completion_tokens == 1920 * 1080 * 121 // 1024
+        video = httpx.get(task.content.video_url)
+        assert video.status_code == 200 and video.content[4:8] == b"ftyp"
+
+        # A queued task can be cancelled; its status then reads "cancelled".
+        queued = client.content_generation.tasks.create(
+            model="seedance-1-0-pro-fast-251015", content=[{"type": "text", "text": "x"}]
+        )
+        client.content_generation.tasks.delete(queued.id)
+        assert client.content_generation.tasks.get(task_id=queued.id).status == "cancelled"
+
+    body = fake.created[0]
+    assert body["model"] == "seedance-1-0-pro-250528"
+    assert body["ratio"] == "16:9" and body["duration"] == 5 and body["resolution"] == "1080p"
+    assert body["content"][1]["role"] == "first_frame"
+
+
+@needs_sdk
+def test_sdk_sees_arks_errors() -> None:
+    fake = FakeArk(moderate_prompts_containing="forbidden")
+    with sdk_client(fake) as client:
+        with pytest.raises(ark_errors.ArkBadRequestError) as bad:
+            client.content_generation.tasks.create(
+                model="seedance-1-0-pro-250528",
+                content=[{"type": "text", "text": "something forbidden"}],
+            )
+        assert bad.value.body["code"] == "InputTextSensitiveContentDetected"
+        with pytest.raises(ark_errors.ArkBadRequestError) as out_of_range:
+            client.content_generation.tasks.create(
+                model="seedance-1-0-pro-250528",
+                content=[{"type": "text", "text": "x"}],
+                duration=13,
+            )
+        assert out_of_range.value.body["code"] == "InvalidParameter"
+        assert out_of_range.value.body["param"] == "duration"
+    with (
+        sdk_client(fake, api_key="wrong") as client,
+        pytest.raises(ark_errors.ArkAuthenticationError) as denied,
+    ):
+        client.content_generation.tasks.get(task_id="cgt-20261122000000-abcde")
+    assert denied.value.body["code"] == "AuthenticationError"
+
+
+@needs_sdk
+def test_async_sdk_reads_a_failed_task() -> None:
+    fake = FakeArk(polls_to_finish=1, fail_jobs_with=("InternalServiceError", "boom"))
+    with serve_app_in_thread(fake.app()) as url:
+
+        async def run() -> Any:
+            client = ark_runtime.AsyncArk(base_url=url + "/api/v3", api_key="test-key")
+            try:
+                created = await client.content_generation.tasks.create(
+                    model="dreamina-seedance-2-0-fast-260128",
+                    content=[{"type": "text", "text": "x"}],
+                    duration=4,
+                )
+                return await client.content_generation.tasks.get(task_id=created.id)
+            finally:
+                await client.close()
+
+        task = asyncio.run(run())
+    assert task.status == "failed"
+    assert task.error.code == "InternalServiceError"
+
+
+# --- 2. our API end to end --------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def seedance_app(
+    tmp_path: Path, fake: FakeArk, *, key: str | None = "test-key", scale: float = 0.01
+) -> AsyncIterator[Harness]:
+    async with serve_app(fake.app()) as url:
+        environ = {"VIDROUTER_SEEDANCE_BASE_URL": url}
+        if key is not None:
+            environ["ARK_API_KEY"] = key
+        settings = test_settings(tmp_path / "data", environ=environ, provider_delay_scale=scale)
+        async with running(settings) as app:
+            yield app
+
+
+async def generate(app: Harness, **body: Any) -> dict[str, Any]:
+    key = await app.new_key()
+    created = await app.create(key, **{"model": "seedance-1-pro", "prompt": "a fox", **body})
+    assert created.status_code == 202, created.text
+    done = await app.wait_for(key, created.json()["id"], timeout=30)
+    assert done["status"] in ("completed", "failed"), done
+    return done
+
+
+def price(model_id: str) -> float:
+    spec = load_catalog().get(model_id)
+    assert spec is not None
+    return spec.routes[0].price_per_second
+
+
+async def test_models_are_listed_only_with_the_key(tmp_path: Path) -> None:
+    fake = FakeArk()
+    async with seedance_app(tmp_path / "with", fake) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        ours = {m["id"]: m for m in listed if m["provider"] == "ByteDance"}
+        assert set(ours) == set(SEEDANCE_IDS)
+        assert ours["seedance-1-pro"]["durations"] == list(range(2, 13))
+        assert ours["seedance-2"]["max_duration"] == 15
+        assert ours["seedance-1-pro"]["pricing"] == {"per_second": 0.1215, "currency": "USD"}
+        assert ours["seedance-1-pro"]["capabilities"] == ["text-to-video", "image-to-video"]
+        retired = await app.create(key, model="seedance-1-lite", prompt="p")
+        assert retired.status_code == 400
+        assert retired.json()["error"]["code"] == "model_retired"
+        assert "seedance-1-pro-fast" in retired.json()["error"]["message"]
+    async with seedance_app(tmp_path / "without", fake, key=None) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert not [m for m in listed if m["provider"] == "ByteDance"]
+    assert fake.plan.requests == []
+
+
+async def test_text_to_video_completes_with_video_and_signed_webhook(tmp_path: Path) -> None:
+    fake = FakeArk()
+    receiver = WebhookReceiver()
+    async with seedance_app(tmp_path, fake) as app, serve_app(receiver) as hook_url:
+        key = await app.new_key()
+        created = await app.create(
+            key,
+            model="seedance-1-pro",
+            prompt="a red fox in the snow",
+            duration=6,
+            aspect_ratio="9:16",
+            webhook_url=hook_url,
+        )
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] == "completed", done
+        assert done["cost"] == {"amount": round(6 * 0.1215, 6), "currency": "USD"}
+        video = await app.client.get(done["video_url"])
+        info = decode(video.content, tmp_path)
+        assert info.codec == "h264" and info.frames > 0
+        [hook] = await receiver.wait_for(1)
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == done["id"] and payload["status"] == "completed"
+
+    [body] = fake.created
+    assert body == {
+        "model": "seedance-1-0-pro-250528",
+        "content": [{"type": "text", "text": "a red fox in the snow"}],
+        "ratio": "9:16",
+        "duration": 6,
+        "watermark": False,
+        "execution_expires_after": 3600,
+        "resolution": "1080p",
+    }
+    # The generation id travels in Ark's tracing header.
+    assert fake.client_request_ids[0].endswith(done["id"].removeprefix("gen_"))
+
+
+async def test_audio_models_ask_for_audio(tmp_path: Path) -> None:
+    fake = FakeArk(polls_to_finish=1)
+    async with seedance_app(tmp_path, fake) as app:
+        done = await generate(app, model="seedance-2-fast", duration=4)
+        assert done["status"] == "completed", done
+        assert done["cost"]["amount"] == round(4 * price("seedance-2-fast"), 6)
+    [body] = fake.created
+    assert body["model"] == "dreamina-seedance-2-0-fast-260128"
+    assert body["generate_audio"] is True and body["resolution"] == "720p"
+
+
+async def test_image_to_video_sends_the_first_frame_inline(tmp_path: Path) -> None:
+    image = png(800, 450)
+
+    async def serve_image(request: Any) -> Response:
+        return Response(image, media_type="image/png")
+
+    images = Starlette(routes=[Route("/frame.png", serve_image)])
+    fake = FakeArk(polls_to_finish=1)
+    async with seedance_app(tmp_path, fake) as app, serve_app(images) as image_host:
+        from_uri = await generate(app, model="seedance-1.5-pro", image_url=data_uri(image))
+        from_url = await generate(app, model="seedance-2", image_url=image_host + "/frame.png")
+    assert from_uri["status"] == "completed", from_uri
+    assert from_url["status"] == "completed", from_url
+    for body in fake.created:
+        text, frame = body["content"]
+        assert text == {"type": "text", "text": "a fox"}
+        assert frame == {
+            "type": "image_url",
+            "image_url": {"url": data_uri(image)},
+            "role": "first_frame",
+        }
+
+
+async def test_provider_limits_are_checked_before_any_request(tmp_path: Path) -> None:
+    fake = FakeArk()
+    async with seedance_app(tmp_path, fake) as app:
+        key = await app.new_key()
+        cases = [
+            ({"model": "seedance-1-pro", "duration": 13}, "duration_too_long"),
+            ({"model": "seedance-1-pro", "duration": 5.5}, "duration_unsupported"),
+            ({"model": "seedance-2", "duration": 3}, "duration_unsupported"),
+            ({"model": "seedance-1.5-pro", "duration": 2}, "duration_unsupported"),
+            ({"model": "seedance-2-fast", "aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
+            ({"model": "seedance-1-pro", "image_url": "data:image/gif;base64,R0lG"}, None),
+        ]
+        for body, code in cases:
+            response = await app.create(key, prompt="p", **body)
+            assert response.status_code == 400, (body, response.text)
+            if code is not None:
+                assert response.json()["error"]["code"] == code, body
+    assert fake.plan.requests == []
+
+
+# --- faults -------------------------------------------------------------------------------
+
+
+async def test_server_errors_then_success_complete(tmp_path: Path) -> None:
+    fake = FakeArk()
+    fake.plan.add(
+        status=500,
+        body=ark_error(500, "InternalServiceError", "The service encountered an error."),
+        path=TASKS,
+        method="POST",
+        times=3,
+    )
+    fake.plan.add(
+        status=503,
+        body=ark_error(503, "ServiceUnavailable", "Service unavailable."),
+        path=TASKS + "/",
+        method="GET",
+        times=2,
+    )
+    async with seedance_app(tmp_path, fake) as app:
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    assert fake.plan.count("POST", TASKS) == 4
+    assert len(fake.created) == 1
+
+
+async def test_rate_limit_with_retry_after_completes(tmp_path: Path) -> None:
+    fake = FakeArk()
+    body = ark_error(
+        429,
+        "RateLimitExceeded.EndpointRPMExceeded",
+        "The Requests Per Minute (RPM) limit of the associated endpoint has been exceeded.",
+    )
+    fake.plan.add(status=429, body=body, retry_after=2, path=TASKS, method="POST", times=2)
+    fake.plan.add(
+        status=429,
+        body=ark_error(429, "ServerOverloaded", "The service is overloaded."),
+        retry_after=1,
+        path=TASKS + "/",
+        method="GET",
+    )
+    async with seedance_app(tmp_path, fake) as app:
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    assert fake.plan.count("POST", TASKS) == 3
+
+
+async def test_timeouts_drops_and_garbage_are_retried(tmp_path: Path) -> None:
+    fake = FakeArk()
+    fake.plan.add(kind="malformed", path=TASKS, method="POST")
+    fake.plan.add(kind="drop", path=TASKS + "/", method="GET")
+    fake.plan.add(kind="slow", delay=1.0, path=TASKS + "/", method="GET")
+    fake.plan.add(kind="malformed", path=TASKS + "/", method="GET")
+    fake.plan.add(status=408, body={"error": "timeout"}, path=TASKS + "/", method="GET")
+    async with seedance_app(tmp_path, fake) as app:
+        # The adapter's client waits 30 s; here a slow answer must time out quickly.
+        provider = app.service.providers.get("seedance")
+        provider._client.timeout = httpx.Timeout(0.3)  # type: ignore[attr-defined]
+        done = await generate(app)
+    assert done["status"] == "completed", done
+    assert fake.plan.faults == []
+
+
+async def test_moderated_prompt_fails_with_content_policy(tmp_path: Path) -> None:
+    fake = FakeArk(moderate_prompts_containing="forbidden", moderate_outputs_containing="gory")
+    async with seedance_app(tmp_path, fake) as app:
+        at_submit = await generate(app, prompt="something forbidden")
+        at_output = await generate(app, prompt="something gory")
+    assert at_submit["status"] == "failed"
+    assert at_submit["error"]["code"] == "content_policy"
+    assert at_output["status"] == "failed"
+    assert at_output["error"]["code"] == "content_policy"
+    assert "OutputVideoSensitiveContentDetected" in at_output["error"]["message"]
+
+
+async def test_bad_images_fail_with_invalid_input(tmp_path: Path) -> None:
+    fake = FakeArk()
+    async with seedance_app(tmp_path, fake) as app:
+        too_small = await generate(app, image_url=data_uri(png(100, 100)))
+        not_png = await generate(app, image_url=data_uri(b"GIF89a not really a png"))
+    assert too_small["status"] == "failed"
+    assert too_small["error"]["code"] == "invalid_input"
+    assert "100x100" in too_small["error"]["message"]
+    assert not_png["status"] == "failed"
+    assert not_png["error"]["code"] == "invalid_input"
+    assert fake.plan.count("POST", TASKS) == 1  # the undecodable one never left us
+
+
+async def test_auth_failure_fails_without_retrying(tmp_path: Path) -> None:
+    fake = FakeArk(api_key="the-real-key")
+    async with seedance_app(tmp_path, fake, key="stale-key") as app:
+        done = await generate(app)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert fake.plan.count("POST", TASKS) == 1
+
+
+async def test_failed_and_expired_tasks(tmp_path: Path) -> None:
+    failing = FakeArk(fail_jobs_with=("InternalServiceError", "The service encountered an error."))
+    async with seedance_app(tmp_path / "a", failing) as app:
+        failed = await generate(app)
+    assert failed["status"] == "failed"
+    assert failed["error"]["code"] == "provider_error"
+    expiring = FakeArk(expire_jobs=True)
+    async with seedance_app(tmp_path / "b", expiring) as app:
+        expired = await generate(app)
+    assert expired["status"] == "failed"
+    assert expired["error"]["code"] == "timeout"
+
+
+async def test_never_finishing_task_times_out_and_is_cancelled(tmp_path: Path) -> None:
+    fake = FakeArk(never_finish=True)
+    # 65 min of max_wait at this scale is about 2 s.
+    async with seedance_app(tmp_path, fake, scale=0.0005) as app:
+        done = await generate(app)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "timeout"
+    assert fake.cancelled == [next(iter(fake.tasks))]
+    assert next(iter(fake.tasks.values())).status == "cancelled"
+
+
+async def test_persistent_server_errors_give_up_after_max_tries(tmp_path: Path) -> None:
+    fake = FakeArk()
+    fake.plan.add(
+        Fault(
+            status=500,
+            body=ark_error(500, "InternalServiceError", "The service encountered an error."),
+            path=TASKS,
+            method="POST",
+            times=-1,
+        )
+    )
+    async with seedance_app(tmp_path, fake, scale=0.001) as app:
+        done = await generate(app)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert fake.plan.count("POST", TASKS) == MAX_TRIES
+    assert json.loads(json.dumps(done))["video_url"] is None
+
+
+async def test_closed_endpoint_is_retried_and_spending_limit_is_not(tmp_path: Path) -> None:
+    fake = FakeArk()
+    fake.plan.add(
+        status=400,
+        body=ark_error(
+            400,
+            "InvalidEndpoint.ClosedEndpoint",
+            "The request targeted an endpoint that is currently closed or temporarily unavailable.",
+        ),
+        path=TASKS,
+        method="POST",
+    )
+    async with seedance_app(tmp_path / "a", fake) as app:
+        reopened = await generate(app)
+    assert reopened["status"] == "completed", reopened
+
+    limited = FakeArk()
+    limited.plan.add(
+        status=429,
+        body=ark_error(429, "SetLimitExceeded", "Your account has reached its set limit."),
+        path=TASKS,
+        method="POST",
+        times=-1,
+    )
+    async with seedance_app(tmp_path / "b", limited) as app:
+        done = await generate(app)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert limited.plan.count("POST", TASKS) == 1
