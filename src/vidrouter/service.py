@@ -20,6 +20,7 @@ from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import Advancer
+from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.results import ResultFetcher
@@ -79,6 +80,7 @@ class Service:
         )
         self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
         self.signer: UrlSigner | None = None
+        self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
         self.webhook_loop: WorkLoop[Delivery] | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -101,6 +103,12 @@ class Service:
         self.signer = UrlSigner(
             secret, self.settings.resolved_public_url, self.settings.content_url_ttl_seconds
         )
+        public = self.settings.resolved_public_url
+        self.callbacks = CallbackTokens(
+            await get_or_create_secret(self.db, "callback_tokens"),
+            public,
+            callbacks_enabled(self.settings.provider_callbacks, public),
+        )
 
     def start_workers(self) -> None:
         assert self.signer is not None, "open() first"
@@ -121,6 +129,7 @@ class Service:
             ResultFetcher(self.data_dir / "work" / "downloads", download_client),
             self.clock,
             delay_scale=settings.provider_delay_scale,
+            callback_url=self.callbacks.url_for,
         )
         sender = WebhookSender(
             self.deliveries,

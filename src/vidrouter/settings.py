@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
 from pydantic_settings import (
@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     circuit_cooldown_seconds: float = Field(default=30.0, gt=0)
     # The longest a generation may take from creation to a terminal state.
     generation_deadline_seconds: float = Field(default=3600.0, gt=0)
+
+    # Providers that can call us back get a per-generation URL under VIDROUTER_PUBLIC_URL
+    # (a hint to poll at once). "auto": on unless the public URL is a loopback address.
+    provider_callbacks: Literal["auto", "on", "off"] = "auto"
 
     catalog: Path | None = None
     signing_secret: str | None = None

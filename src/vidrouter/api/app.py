@@ -11,7 +11,7 @@ from vidrouter import __version__
 from vidrouter.api import errors
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
-from vidrouter.api.routes import content, generations, health, models, videos
+from vidrouter.api.routes import callbacks, content, generations, health, models, videos
 from vidrouter.service import Service
 from vidrouter.settings import Settings
 
@@ -49,6 +49,7 @@ def create_app(
     app.include_router(generations.router)
     app.include_router(videos.router)
     app.include_router(content.router)
+    app.include_router(callbacks.router)
     app.include_router(health.router)
     app.add_middleware(GenerationReadFastPath, service=svc)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

@@ -12,6 +12,7 @@ is submitted again elsewhere only when the provider said it failed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -73,6 +74,7 @@ class Advancer:
         fetcher: ResultFetcher,
         clock: Clock,
         delay_scale: float = 1.0,
+        callback_url: Callable[[str], str | None] = lambda _generation_id: None,
     ) -> None:
         self._catalog = catalog
         self._providers = providers
@@ -83,6 +85,7 @@ class Advancer:
         self._fetcher = fetcher
         self._clock = clock
         self._scale = delay_scale
+        self._callback_url = callback_url
 
     def _scaled(self, delay: timedelta) -> timedelta:
         return delay * self._scale
@@ -118,6 +121,7 @@ class Advancer:
             aspect_ratio=g.aspect_ratio,
             image_url=g.image_url,
             options=route.options,
+            callback_url=self._callback_url(g.id),
         )
         try:
             job = await provider.submit(request)

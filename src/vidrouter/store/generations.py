@@ -231,6 +231,21 @@ class GenerationStore:
         self._finished.pop(generation_id, None)
         return _generation(row)
 
+    async def poke(self, generation_id: str, *, now: datetime) -> bool:
+        """Make a generation that waits on its provider due now (a provider said it moved)."""
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t)
+                .where(
+                    t.c.id == generation_id,
+                    t.c.step == Step.POLL.value,
+                    t.c.status.in_(_ACTIVE),
+                    t.c.next_attempt_at > now,
+                )
+                .values(next_attempt_at=now)
+            )
+        return result.rowcount == 1
+
     async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
         if not ids:
             return 0
