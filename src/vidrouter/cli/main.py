@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli import keys, serve
+from vidrouter.cli import catalog, keys, serve
 
 app = typer.Typer(
     help="vidrouter: one HTTP API in front of many AI video generation models.",
@@ -15,6 +15,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(keys.app, name="keys")
+app.add_typer(catalog.app, name="catalog")
 app.command("serve")(serve.serve)
 
 
