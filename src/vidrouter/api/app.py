@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from vidrouter import __version__
-from vidrouter.api import errors
+from vidrouter.api import errors, openapi
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, videos
@@ -45,6 +45,7 @@ def create_app(
     )
     app.state.service = svc
     errors.install(app)
+    openapi.install(app)
     app.include_router(models.router)
     app.include_router(generations.router)
     app.include_router(videos.router)

@@ -32,7 +32,7 @@ class CallbackTokens:
         return f"{self._public_url}{CALLBACK_PATH}/{generation_id}/{self.token(generation_id)}"
 
     def verify(self, generation_id: str, token: str) -> bool:
-        return hmac.compare_digest(self.token(generation_id), token)
+        return hmac.compare_digest(self.token(generation_id).encode(), token.encode())
 
 
 def callbacks_enabled(mode: str, public_url: str) -> bool:

@@ -34,8 +34,8 @@ class UrlSigner:
         )
 
     def verify(self, key: str, expires: str | None, signature: str | None, now: datetime) -> bool:
-        if not expires or not signature or not expires.isdigit() or len(expires) > 12:
+        if not expires or not signature or not (expires.isascii() and expires.isdigit()):
             return False
         if int(expires) < now.timestamp():
             return False
-        return hmac.compare_digest(self._mac(key, int(expires)), signature)
+        return hmac.compare_digest(self._mac(key, int(expires)).encode(), signature.encode())
