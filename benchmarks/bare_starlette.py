@@ -1,6 +1,6 @@
 """The baseline: a bare Starlette endpoint returning a generation's JSON from memory.
 
-    python benchmarks/bare_starlette.py PORT JSON_FILE
+python benchmarks/bare_starlette.py PORT JSON_FILE
 """
 
 from __future__ import annotations

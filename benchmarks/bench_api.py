@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loadgen import run_load  # noqa: E402
+from loadgen import run_load
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +90,10 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     cli = [sys.executable, "-m", "vidrouter.cli"]
     made = subprocess.run(
         [*cli, "keys", "create", "--name", "bench", "--json"],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     key = json.loads(made.stdout)["key"]
     headers = {"Authorization": f"Bearer {key}"}
@@ -101,7 +104,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         await _wait_ready(base + "/readyz")
         async with httpx.AsyncClient(timeout=30) as client:
             r = await client.post(
-                f"{base}/v1/generations", headers=headers,
+                f"{base}/v1/generations",
+                headers=headers,
                 json={"model": "local-preview", "prompt": "benchmark", "duration": 1},
             )
             gid = r.json()["id"]
@@ -141,7 +145,12 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     body_file.write_bytes(body)
     bare_port = _free_port()
     bare = subprocess.Popen(
-        [sys.executable, str(ROOT / "benchmarks" / "bare_starlette.py"), str(bare_port), str(body_file)]
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "bare_starlette.py"),
+            str(bare_port),
+            str(body_file),
+        ]
     )
     try:
         bare_url = f"http://127.0.0.1:{bare_port}/v1/generations/{gid}"
