@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from vidrouter.store import dialect
 from vidrouter.store.database import Database
+from vidrouter.store.leases import claim_due
 from vidrouter.store.tables import webhook_deliveries as t
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
@@ -59,23 +59,7 @@ class DeliveryStore:
     async def claim(
         self, owner: str, *, now: datetime, lease_until: datetime, limit: int
     ) -> list[Delivery]:
-        free = and_(
-            t.c.next_attempt_at.is_not(None),
-            t.c.next_attempt_at <= now,
-            or_(t.c.lease_until.is_(None), t.c.lease_until < now),
-        )
-        due = dialect.skip_locked(
-            select(t.c.id).where(free).order_by(t.c.next_attempt_at).limit(limit),
-            self._db.dialect,
-        )
-        statement = (
-            update(t)
-            .where(t.c.id.in_(due.scalar_subquery()), free)
-            .values(lease_owner=owner, lease_until=lease_until)
-            .returning(*t.c)
-        )
-        async with self._db.write() as conn:
-            rows = (await conn.execute(statement)).all()
+        rows = await claim_due(self._db, t, owner, now=now, lease_until=lease_until, limit=limit)
         return [_delivery(r) for r in rows]
 
     async def record(

@@ -19,9 +19,9 @@ from vidrouter.domain.generation import (
     Status,
     Step,
 )
-from vidrouter.store import dialect
 from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
+from vidrouter.store.leases import claim_due
 from vidrouter.store.tables import generations as t
 from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
@@ -176,23 +176,7 @@ class GenerationStore:
         self, owner: str, *, now: datetime, lease_until: datetime, limit: int
     ) -> list[Generation]:
         """Take up to `limit` due, unleased rows, setting the lease in one statement."""
-        free = and_(
-            t.c.next_attempt_at.is_not(None),
-            t.c.next_attempt_at <= now,
-            or_(t.c.lease_until.is_(None), t.c.lease_until < now),
-        )
-        due = dialect.skip_locked(
-            select(t.c.id).where(free).order_by(t.c.next_attempt_at).limit(limit),
-            self._db.dialect,
-        )
-        statement = (
-            update(t)
-            .where(t.c.id.in_(due.scalar_subquery()), free)
-            .values(lease_owner=owner, lease_until=lease_until)
-            .returning(*t.c)
-        )
-        async with self._db.write() as conn:
-            rows = (await conn.execute(statement)).all()
+        rows = await claim_due(self._db, t, owner, now=now, lease_until=lease_until, limit=limit)
         return [_generation(r) for r in rows]
 
     async def save(

@@ -1,4 +1,11 @@
-"""API keys and the accounts they belong to. Only a SHA-256 hash of a key is stored."""
+"""API keys and the accounts they belong to. Only a SHA-256 hash of a key is stored.
+
+A key can be rotated: a new key is made in the same account and the old one keeps working
+until its `expires_at` (the grace period). Its webhook secret can be rotated the same way:
+until `previous_secret_expires_at`, deliveries are signed with the new and the previous
+secret (see `ApiKey.webhook_secrets`). A key may carry its own limits; NULL means the
+service's defaults.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,11 @@ import hashlib
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Row, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain import ids
 from vidrouter.domain.clock import Clock, utcnow
@@ -20,6 +28,8 @@ from vidrouter.store.tables import accounts, api_keys
 KEY_PREFIX = "vr_"
 _CACHE_ENTRIES = 10_000
 _KEY_CHARS = 40
+ROTATED_SUFFIX = " (rotated)"
+_NAME_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -31,12 +41,35 @@ class ApiKey:
     webhook_secret: str
     created_at: datetime
     revoked_at: datetime | None = None
+    expires_at: datetime | None = None  # set by a rotation: usable until then
+    previous_webhook_secret: str | None = None
+    previous_secret_expires_at: datetime | None = None
+    requests_per_minute: int | None = None  # None: the service's default
+    max_concurrent: int | None = None  # None: the service's default
+
+    def usable(self, now: datetime) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
+
+    def webhook_secrets(self, now: datetime) -> tuple[str, ...]:
+        """The secrets to sign a delivery with now: the current one, and the previous one
+        while its grace period lasts (a receiver holding either verifies)."""
+        previous = self.previous_webhook_secret
+        until = self.previous_secret_expires_at
+        if previous is not None and until is not None and now < until:
+            return (self.webhook_secret, previous)
+        return (self.webhook_secret,)
 
 
 @dataclass(frozen=True)
 class NewKey:
     key: ApiKey
     plaintext: str  # shown once, never stored
+
+
+@dataclass(frozen=True)
+class Rotation:
+    new: NewKey
+    old: ApiKey  # as it is now: `expires_at` says when it stops working
 
 
 def hash_key(plaintext: str) -> str:
@@ -61,9 +94,16 @@ class KeyStore:
         self._cache_seconds = cache_seconds
 
     async def create(
-        self, name: str, *, account_id: str | None = None, account_name: str | None = None
+        self,
+        name: str,
+        *,
+        account_id: str | None = None,
+        account_name: str | None = None,
+        requests_per_minute: int | None = None,
+        max_concurrent: int | None = None,
     ) -> NewKey:
         """A new key in `account_id`, or in a new account when none is named."""
+        _check_limits(requests_per_minute, max_concurrent)
         now = self._clock()
         plaintext = _new_plaintext()
         async with self._db.write() as conn:
@@ -89,24 +129,22 @@ class KeyStore:
                 prefix=plaintext[:8],
                 webhook_secret=new_webhook_secret(),
                 created_at=now,
+                requests_per_minute=requests_per_minute,
+                max_concurrent=max_concurrent,
             )
-            await conn.execute(
-                insert(api_keys).values(
-                    id=key.id,
-                    account_id=key.account_id,
-                    name=key.name,
-                    key_hash=hash_key(plaintext),
-                    key_prefix=key.prefix,
-                    webhook_secret=key.webhook_secret,
-                    created_at=now,
-                )
-            )
+            await _insert(conn, key, plaintext)
         return NewKey(key, plaintext)
 
     async def authenticate(self, plaintext: str) -> ApiKey | None:
-        """The active key with this plaintext. The lookup is by hash, so the comparison never
-        touches the plaintext and takes the same time whatever the key's prefix."""
-        digest = hash_key(plaintext)
+        """The active key with this plaintext (not revoked, not past its `expires_at`). The
+        lookup is by hash, so the comparison never touches the plaintext and takes the same
+        time whatever the key's prefix."""
+        key = await self._lookup(hash_key(plaintext))
+        return key if key is not None and key.usable(self._clock()) else None
+
+    async def _lookup(self, digest: str) -> ApiKey | None:
+        """The unrevoked key with this hash, through the cache; expiry is checked by the
+        caller on every use, so a cached key stops working the moment it expires."""
         if self._cache_seconds > 0:
             hit = self._cache.get(digest)
             if hit is not None and time.monotonic() - hit[0] < self._cache_seconds:
@@ -137,9 +175,15 @@ class KeyStore:
             return [_key(r) for r in rows]
 
     async def count_active(self) -> int:
+        """Keys that work now: neither revoked nor expired."""
         async with self._db.read() as conn:
             count = await conn.scalar(
-                select(func.count()).select_from(api_keys).where(api_keys.c.revoked_at.is_(None))
+                select(func.count())
+                .select_from(api_keys)
+                .where(
+                    api_keys.c.revoked_at.is_(None),
+                    or_(api_keys.c.expires_at.is_(None), api_keys.c.expires_at > self._clock()),
+                )
             )
         return int(count or 0)
 
@@ -153,6 +197,112 @@ class KeyStore:
         self._cache.clear()
         return result.rowcount > 0
 
+    async def rotate(self, key_id: str, *, grace: timedelta) -> Rotation | None:
+        """A new key in the same account, with the same name (plus " (rotated)"), webhook
+        secrets and limits; the old key keeps working for `grace` (never longer than it
+        would have anyway). None when `key_id` is not a usable key."""
+        if grace < timedelta(0):
+            raise ValueError("grace must not be negative")
+        now = self._clock()
+        plaintext = _new_plaintext()
+        async with self._db.write() as conn:
+            old = await _usable(conn, key_id, now)
+            if old is None:
+                return None
+            until = now + grace
+            if old.expires_at is not None:
+                until = min(until, old.expires_at)
+            name = old.name if old.name.endswith(ROTATED_SUFFIX) else old.name + ROTATED_SUFFIX
+            new = replace(
+                old,
+                id=ids.key_id(),
+                name=name[:_NAME_CHARS],
+                prefix=plaintext[:8],
+                created_at=now,
+                revoked_at=None,
+                expires_at=None,
+            )
+            await _insert(conn, new, plaintext)
+            await conn.execute(
+                update(api_keys).where(api_keys.c.id == old.id).values(expires_at=until)
+            )
+        self._cache.clear()
+        return Rotation(NewKey(new, plaintext), replace(old, expires_at=until))
+
+    async def rotate_webhook_secret(self, key_id: str, *, grace: timedelta) -> ApiKey | None:
+        """A new webhook secret; the current one stays valid for `grace` (deliveries are
+        signed with both until then). Only one previous secret is kept: rotating again
+        within the grace period drops the oldest. None when `key_id` is not a usable key."""
+        if grace < timedelta(0):
+            raise ValueError("grace must not be negative")
+        now = self._clock()
+        async with self._db.write() as conn:
+            key = await _usable(conn, key_id, now)
+            if key is None:
+                return None
+            keep = grace > timedelta(0)
+            rotated = replace(
+                key,
+                webhook_secret=new_webhook_secret(),
+                previous_webhook_secret=key.webhook_secret if keep else None,
+                previous_secret_expires_at=now + grace if keep else None,
+            )
+            await conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == key.id)
+                .values(
+                    webhook_secret=rotated.webhook_secret,
+                    previous_webhook_secret=rotated.previous_webhook_secret,
+                    previous_secret_expires_at=rotated.previous_secret_expires_at,
+                )
+            )
+        self._cache.clear()
+        return rotated
+
+    async def set_limits(
+        self, key_id: str, *, requests_per_minute: int | None, max_concurrent: int | None
+    ) -> ApiKey | None:
+        """Set both limits of a key (None: the service's default). Other processes see the
+        change within their key cache time. None when there is no unrevoked key `key_id`."""
+        _check_limits(requests_per_minute, max_concurrent)
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(requests_per_minute=requests_per_minute, max_concurrent=max_concurrent)
+            )
+        self._cache.clear()
+        return await self.get(key_id) if result.rowcount > 0 else None
+
+
+def _check_limits(*values: int | None) -> None:
+    if any(v is not None and v < 1 for v in values):
+        raise ValueError("limits must be at least 1")
+
+
+async def _usable(conn: AsyncConnection, key_id: str, now: datetime) -> ApiKey | None:
+    row = (await conn.execute(select(api_keys).where(api_keys.c.id == key_id))).first()
+    key = _key(row) if row is not None else None
+    return key if key is not None and key.usable(now) else None
+
+
+async def _insert(conn: AsyncConnection, key: ApiKey, plaintext: str) -> None:
+    await conn.execute(
+        insert(api_keys).values(
+            id=key.id,
+            account_id=key.account_id,
+            name=key.name,
+            key_hash=hash_key(plaintext),
+            key_prefix=key.prefix,
+            webhook_secret=key.webhook_secret,
+            created_at=key.created_at,
+            previous_webhook_secret=key.previous_webhook_secret,
+            previous_secret_expires_at=key.previous_secret_expires_at,
+            requests_per_minute=key.requests_per_minute,
+            max_concurrent=key.max_concurrent,
+        )
+    )
+
 
 def _key(row: Row[tuple[object, ...]]) -> ApiKey:
     m = row._mapping
@@ -164,4 +314,9 @@ def _key(row: Row[tuple[object, ...]]) -> ApiKey:
         webhook_secret=m["webhook_secret"],
         created_at=m["created_at"],
         revoked_at=m["revoked_at"],
+        expires_at=m["expires_at"],
+        previous_webhook_secret=m["previous_webhook_secret"],
+        previous_secret_expires_at=m["previous_secret_expires_at"],
+        requests_per_minute=m["requests_per_minute"],
+        max_concurrent=m["max_concurrent"],
     )

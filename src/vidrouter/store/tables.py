@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     Float,
     ForeignKey,
@@ -38,6 +39,14 @@ api_keys = Table(
     Column("webhook_secret", String(200), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("revoked_at", UTCDateTime(), nullable=True),
+    # Set when the key is rotated: it keeps working until then (the grace period).
+    Column("expires_at", UTCDateTime(), nullable=True),
+    # Set when the webhook secret is rotated: deliveries are signed with both until then.
+    Column("previous_webhook_secret", String(200), nullable=True),
+    Column("previous_secret_expires_at", UTCDateTime(), nullable=True),
+    # The key's own limits; NULL: the service's defaults.
+    Column("requests_per_minute", Integer, nullable=True),
+    Column("max_concurrent", Integer, nullable=True),
 )
 
 generations = Table(
@@ -145,4 +154,22 @@ idempotency_keys = Table(
     Column("request_hash", String(64), nullable=False),
     Column("generation_id", String(64), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
+)
+
+# Unfinished generations of a key, counted on every create (the concurrency limit).
+Index(
+    "ix_generations_account_status",
+    generations.c.account_id,
+    generations.c.status,
+    generations.c.api_key_id,
+)
+
+# Fixed-window request counters shared by every process: one row per counter (e.g. a key's
+# requests per minute), reset in place when a new window starts.
+rate_counters = Table(
+    "rate_counters",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("window_start", BigInteger, nullable=False),  # unix seconds
+    Column("hits", Integer, nullable=False),
 )

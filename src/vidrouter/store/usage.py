@@ -1,0 +1,109 @@
+"""Usage and cost of an account over a time range, summed by the database.
+
+Generations count in the range their `created_at` falls in; days are UTC days. Cost and
+billed seconds are set when a generation completes, so only completed ones add to them.
+Every price is in USD (`domain.catalog.CURRENCY`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, case, func, literal_column, select
+
+from vidrouter.domain.generation import Status
+from vidrouter.store.database import Database
+from vidrouter.store.tables import generations
+
+GroupBy = Literal["model", "day"]
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    group: str  # the model id, or the UTC day as YYYY-MM-DD
+    generations: int
+    completed: int
+    failed: int
+    billed_seconds: float
+    cost: float
+
+
+@dataclass(frozen=True)
+class UsageTotal:
+    generations: int
+    completed: int
+    failed: int
+    billed_seconds: float
+    cost: float
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    rows: list[UsageRow]
+    total: UsageTotal
+
+
+class UsageStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def report(
+        self, account_id: str, *, start: datetime, end: datetime, group_by: GroupBy
+    ) -> UsageReport:
+        """Generations of the account created in [start, end), grouped by model or by day:
+        one GROUP BY query over the (account_id, created_at) index."""
+        g = generations
+        group = g.c.model if group_by == "model" else day_of(g.c.created_at, self._db.dialect)
+        query = (
+            select(
+                group.label("grp"),
+                func.count().label("generations"),
+                func.sum(_is(Status.COMPLETED)).label("completed"),
+                func.sum(_is(Status.FAILED)).label("failed"),
+                func.coalesce(func.sum(g.c.billed_seconds), 0.0).label("billed_seconds"),
+                func.coalesce(func.sum(g.c.cost_amount), 0.0).label("cost"),
+            )
+            .where(g.c.account_id == account_id, g.c.created_at >= start, g.c.created_at < end)
+            .group_by(group)
+            .order_by(group)
+        )
+        async with self._db.read() as conn:
+            rows = [_row(r._mapping) for r in await conn.execute(query)]
+        total = UsageTotal(
+            generations=sum(r.generations for r in rows),
+            completed=sum(r.completed for r in rows),
+            failed=sum(r.failed for r in rows),
+            billed_seconds=_round(sum(r.billed_seconds for r in rows)),
+            cost=_round(sum(r.cost for r in rows)),
+        )
+        return UsageReport(rows, total)
+
+
+def day_of(column: Any, dialect_name: str) -> ColumnElement[str]:
+    """The UTC day of a `UTCDateTime` column as 'YYYY-MM-DD' (stored naive UTC on both).
+    The format is inlined, not bound: PostgreSQL matches the SELECT and GROUP BY
+    expressions textually, and two bound parameters would not match."""
+    if dialect_name == "postgresql":
+        return func.to_char(column, literal_column("'YYYY-MM-DD'"))
+    return func.strftime(literal_column("'%Y-%m-%d'"), column)
+
+
+def _is(status: Status) -> ColumnElement[int]:
+    return case((generations.c.status == status.value, 1), else_=0)
+
+
+def _row(m: Any) -> UsageRow:
+    return UsageRow(
+        group=str(m["grp"]),
+        generations=int(m["generations"]),
+        completed=int(m["completed"] or 0),
+        failed=int(m["failed"] or 0),
+        billed_seconds=_round(float(m["billed_seconds"])),
+        cost=_round(float(m["cost"])),
+    )
+
+
+def _round(value: float) -> float:
+    return round(value, 6)
