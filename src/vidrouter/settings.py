@@ -69,6 +69,8 @@ class Settings(BaseSettings):
 
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)
+    # Browser origins allowed to call the API (CORS). Empty: no CORS headers at all.
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     log_level: str = "INFO"
 
     @classmethod
@@ -88,6 +90,13 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             parts = [p.strip() for p in value.split(",") if p.strip()]
             return tuple(float(p) for p in parts)
+        return value
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _parse_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(o.strip() for o in value.split(",") if o.strip())
         return value
 
     @field_validator("webhook_retry_schedule")

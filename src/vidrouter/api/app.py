@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from vidrouter import __version__
 from vidrouter.api import errors, openapi
@@ -54,5 +55,13 @@ def create_app(
     app.include_router(health.router)
     app.add_middleware(GenerationReadFastPath, service=svc)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "DELETE", "HEAD", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id"],
+            expose_headers=["X-Request-Id", "Location", "Retry-After"],
+        )
     app.add_middleware(RequestIdMiddleware)
     return app
