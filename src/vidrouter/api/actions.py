@@ -142,7 +142,8 @@ async def cancel(service: Service, g: Generation) -> Generation:
         step=Step.DONE,
         completed_at=now,
         updated_at=now,
-        next_attempt_at=None,
+        # A job at a provider is canceled there by the next worker that picks this up.
+        next_attempt_at=now if g.provider_job_id is not None else None,
         lease_owner=None,
         lease_until=None,
     )
@@ -157,4 +158,5 @@ async def cancel(service: Service, g: Generation) -> Generation:
         )
     if service.webhook_loop is not None:
         service.webhook_loop.wake()
+    service.wake()
     return canceled

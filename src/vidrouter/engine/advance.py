@@ -306,14 +306,20 @@ class Advancer:
             )
         )
 
-    async def _time_out(self, g: Generation) -> Outcome:
+    async def cancel_at_provider(self, g: Generation) -> None:
+        """Best effort: stop a canceled generation's job where its provider allows it."""
         route = self._route_of(g)
-        if route is not None and g.provider_job_id is not None:
-            job = ProviderJob(g.provider_job_id, g.provider_job_data, g.provider_request_id)
-            try:
-                await self._providers.get(route.provider).cancel(job)
-            except ProviderError:
-                log.info("provider_cancel_failed", extra={"generation_id": g.id})
+        if route is None or g.provider_job_id is None:
+            return
+        job = ProviderJob(g.provider_job_id, g.provider_job_data, g.provider_request_id)
+        try:
+            await self._providers.get(route.provider).cancel(job)
+        except ProviderError:
+            log.info("provider_cancel_failed", extra={"generation_id": g.id})
+
+    async def _time_out(self, g: Generation) -> Outcome:
+        if g.provider_job_id is not None:
+            await self.cancel_at_provider(g)
             return self.fail(g, "timeout", "the provider did not finish in time")
         last = g.attempts[-1] if g.attempts else None
         if last is not None and last.error_code is not None:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from datetime import timedelta
 
-from vidrouter.domain.generation import Generation
+from vidrouter.domain.generation import Generation, Status
 from vidrouter.engine.advance import Advancer, Outcome
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore
@@ -32,6 +32,10 @@ class GenerationWorker:
         self._on_deliveries = on_deliveries
 
     async def handle(self, g: Generation) -> None:
+        if g.status is Status.CANCELED:
+            await self._advancer.cancel_at_provider(g)
+            await self._store.settle_canceled(g.id, owner=self._owner)
+            return
         try:
             outcome = await self._advancer.advance(g)
         except asyncio.CancelledError:

@@ -215,6 +215,20 @@ class GenerationStore:
         self._finished.pop(generation_id, None)
         return _generation(row)
 
+    async def settle_canceled(self, generation_id: str, *, owner: str) -> bool:
+        """A canceled generation's provider job was canceled: nothing is left to do."""
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(t)
+                .where(
+                    t.c.id == generation_id,
+                    t.c.lease_owner == owner,
+                    t.c.status == Status.CANCELED.value,
+                )
+                .values(next_attempt_at=None, lease_owner=None, lease_until=None)
+            )
+        return result.rowcount == 1
+
     async def poke(self, generation_id: str, *, now: datetime) -> bool:
         """Make a generation that waits on its provider due now (a provider said it moved)."""
         async with self._db.write() as conn:
