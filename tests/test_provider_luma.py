@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tests.fakes.base import Fault, sample_mp4
-from tests.fakes.luma import IMAGE_FAILED, MODERATION_FAILED, LumaFake
+from tests.fakes.luma import MODERATION_FAILED, LumaFake
 from tests.support.harness import running, test_settings
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
@@ -252,15 +252,16 @@ async def test_data_uri_image_fails_as_invalid_input_without_a_request(
     assert fake.plan.requests == []
 
 
-async def test_image_luma_cannot_read_fails_as_invalid_input(
+async def test_image_that_is_not_an_image_fails_before_luma_sees_it(
     luma: tuple[LumaFake, str], images: str, tmp_path: Path
 ) -> None:
     fake, url = luma
     done = await _run(_settings(tmp_path, url), image_url=f"{images}/page.png")
     assert done["status"] == "failed"
     assert done["error"]["code"] == "invalid_input"
-    assert IMAGE_FAILED in done["error"]["message"]
-    assert fake.plan.count("POST", CREATE) == 1  # Luma took it, then could not read it
+    assert "neither PNG nor JPEG" in done["error"]["message"]
+    # We fetch and check every input image once, before any provider is called.
+    assert fake.plan.count("POST", CREATE) == 0
 
 
 @pytest.mark.parametrize("at_create", [False, True])

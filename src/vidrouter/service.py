@@ -22,6 +22,7 @@ from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import Advancer
 from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
+from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.results import ResultFetcher
 from vidrouter.engine.router import Router
@@ -130,6 +131,12 @@ class Service:
             self.clock,
             delay_scale=settings.provider_delay_scale,
             callback_url=self.callbacks.url_for,
+            inputs=InputImages(
+                self.storage,
+                self.signer,
+                allow_private=settings.allow_private_webhook_urls,
+                publicly_reachable=callbacks_enabled("auto", settings.resolved_public_url),
+            ),
         )
         sender = WebhookSender(
             self.deliveries,

@@ -23,6 +23,7 @@ from vidrouter.domain.clock import Clock
 from vidrouter.domain.generation import Attempt, Generation, GenerationError, Status, Step
 from vidrouter.engine.backoff import poll_delay, retry_delay
 from vidrouter.engine.circuits import Circuits
+from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.results import ResultFetcher, inspect_and_normalise
 from vidrouter.engine.router import Router
 from vidrouter.providers.base import (
@@ -75,6 +76,7 @@ class Advancer:
         clock: Clock,
         delay_scale: float = 1.0,
         callback_url: Callable[[str], str | None] = lambda _generation_id: None,
+        inputs: InputImages | None = None,
     ) -> None:
         self._catalog = catalog
         self._providers = providers
@@ -86,6 +88,7 @@ class Advancer:
         self._clock = clock
         self._scale = delay_scale
         self._callback_url = callback_url
+        self._inputs = inputs
 
     def _scaled(self, delay: timedelta) -> timedelta:
         return delay * self._scale
@@ -103,6 +106,17 @@ class Advancer:
     # --- submit -----------------------------------------------------------------------------
 
     async def _submit(self, g: Generation) -> Outcome:
+        image_url = g.image_url
+        if image_url is not None and self._inputs is not None:
+            try:
+                image_url = await self._inputs.for_provider(g.id, image_url, self._clock())
+            except ProviderError as exc:
+                # The user's image, not a route, failed: no circuit counts it.
+                if not exc.is_retryable or g.tries + 1 >= MAX_TRIES:
+                    return self.fail(g, "invalid_input", f"image_url: {exc.message}", exc)
+                now = self._clock()
+                delay = self._scaled(retry_delay(g.tries, None))
+                return Outcome(_unleased(g, now, now + delay, tries=g.tries + 1))
         choice = await self._router.choose(g)
         if choice.route is None:
             if choice.wait is None:
@@ -119,7 +133,7 @@ class Advancer:
             prompt=g.prompt,
             duration=g.duration,
             aspect_ratio=g.aspect_ratio,
-            image_url=g.image_url,
+            image_url=image_url,
             options=route.options,
             callback_url=self._callback_url(g.id),
         )

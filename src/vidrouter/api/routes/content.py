@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse, Response
 from vidrouter.api.deps import ServiceDep
 from vidrouter.api.errors import PermissionDenied
 from vidrouter.domain.errors import NotFound
+from vidrouter.engine.inputs import media_type_of
 
 router = APIRouter(tags=["content"])
 
@@ -37,4 +38,4 @@ async def get_content(key: str, request: Request, service: ServiceDep) -> Respon
     match = request.headers.get("if-none-match")
     if match is not None and headers["ETag"] in [t.strip() for t in match.split(",")]:
         return Response(status_code=304, headers=headers)
-    return FileResponse(path, media_type="video/mp4", headers=headers)
+    return FileResponse(path, media_type=media_type_of(key), headers=headers)
