@@ -1,0 +1,588 @@
+"""fal.ai (queue API): the official SDK drives the fake unchanged, every catalog route's input
+is one the fake's app accepts, and generations run through our API to their documented end
+state, faults included."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import struct
+import zlib
+from collections.abc import AsyncIterator
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+import fal_client
+import httpx
+import pytest
+from standardwebhooks.webhooks import Webhook
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tests.fakes.base import Fault, sample_mp4
+from tests.fakes.fal import FLAGGED, FalFake
+from tests.fakes.minimax import MinimaxFake
+from tests.support.harness import running, test_settings
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app
+from tests.support.video import decode
+from vidrouter.domain.catalog import load_catalog
+from vidrouter.engine.advance import MAX_JOB_FAILURES, MAX_TRIES
+from vidrouter.providers.base import (
+    AuthFailed,
+    JobFailed,
+    JobState,
+    ProviderContext,
+    ProviderJob,
+    ProviderRequest,
+    ProviderUnavailable,
+)
+from vidrouter.providers.fal import FalProvider, _requests_path, published
+from vidrouter.settings import Settings
+
+KEY = "test-key"
+T2V = "fal-ai/kling-video/v2.5-turbo/pro/text-to-video"
+I2V = "fal-ai/kling-video/v2.5-turbo/pro/image-to-video"
+MODEL = "kling-v2.5-turbo"
+
+
+def _png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00" + b"\xff\x00\x00" * 2 + b"\x00" + b"\x00\x00\xff" * 2)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+PNG_URI = "data:image/png;base64," + base64.b64encode(_png()).decode()
+
+
+@pytest.fixture
+async def fal() -> AsyncIterator[tuple[FalFake, str]]:
+    fake = FalFake(api_key=KEY)
+    async with serve_app(fake.app()) as url:
+        yield fake, url
+
+
+@pytest.fixture
+async def images() -> AsyncIterator[str]:
+    async def frame(_: Any) -> Response:
+        return Response(_png(), media_type="image/png")
+
+    async def page(_: Any) -> Response:
+        return Response(b"<html>nope</html>", media_type="text/html")
+
+    routes = [Route("/frame.png", frame), Route("/page.png", page)]
+    async with serve_app(Starlette(routes=routes)) as url:
+        yield url
+
+
+def _settings(tmp_path: Path, url: str, key: str = KEY, **overrides: Any) -> Settings:
+    environ = {
+        "FAL_KEY": key,
+        "VIDROUTER_FAL_BASE_URL": url,
+        "VIDROUTER_FAL_API_BASE_URL": url,
+        **overrides.pop("environ", {}),
+    }
+    # MAX_TRIES and the job-failure budget end these runs, not the circuit breaker.
+    values: dict[str, Any] = {
+        "provider_delay_scale": 0.01,
+        "circuit_failure_threshold": 100,
+        **overrides,
+    }
+    return test_settings(tmp_path / "data", environ=environ, **values)
+
+
+async def _run(settings: Settings, **body: Any) -> dict[str, Any]:
+    """Create one generation and wait for its end; our API must never answer 500."""
+    async with running(settings) as app:
+        key = await app.new_key()
+        created = await app.create(key, **{"model": MODEL, "prompt": "a fox", **body})
+        assert created.status_code == 202, created.text
+        return await app.wait_for(key, created.json()["id"], timeout=30)
+
+
+# --- the official SDK against the fake ----------------------------------------------------
+
+
+async def test_sdk_submits_polls_fetches_downloads_and_cancels(
+    fal: tuple[FalFake, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, url = fal
+    # fal-client builds queue URLs from a module constant (FAL_QUEUE_RUN_HOST, https only).
+    monkeypatch.setattr(fal_client.client, "QUEUE_URL_FORMAT", f"{url}/")
+    client = fal_client.AsyncClient(key=KEY)
+    arguments = {"prompt": "a fox", "duration": "5", "aspect_ratio": "9:16"}
+    handle = await client.submit(T2V, arguments, webhook_url="https://example.com/hook")
+    assert handle.status_url == f"{url}/fal-ai/kling-video/requests/{handle.request_id}/status"
+    seen = []
+    for _ in range(10):
+        status = await handle.status(with_logs=True)
+        seen.append(type(status).__name__)
+        if isinstance(status, fal_client.Completed):
+            break
+    assert seen == ["Queued", "InProgress", "InProgress", "Completed"]
+    assert isinstance(status, fal_client.Completed) and status.error is None
+    result = await handle.get()
+    assert result["video"]["content_type"] == "video/mp4"
+    async with httpx.AsyncClient() as http:  # fal's CDN: no key
+        video = await http.get(result["video"]["url"])
+    assert video.content == sample_mp4()
+    assert fake.submitted == [(T2V, arguments)]
+    assert fake.jobs[handle.request_id].webhook == "https://example.com/hook"
+
+    other = await client.submit(I2V, {"prompt": "waves", "image_url": PNG_URI})
+    await client.cancel(I2V, other.request_id)  # rebuilt from the app id: first two segments
+    assert fake.cancelled == [other.request_id]
+    ended = await client.status(I2V, other.request_id)
+    assert isinstance(ended, fal_client.Completed) and ended.error_type == "client_cancelled"
+    with pytest.raises(fal_client.FalClientHTTPError) as again:
+        await client.cancel(I2V, other.request_id)
+    assert again.value.status_code == 400
+
+
+async def test_sdk_sees_auth_and_result_errors(
+    fal: tuple[FalFake, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, url = fal
+    monkeypatch.setattr(fal_client.client, "QUEUE_URL_FORMAT", f"{url}/")
+    with pytest.raises(fal_client.FalClientHTTPError) as denied:
+        await fal_client.AsyncClient(key="wrong").submit(T2V, {"prompt": "p"})
+    assert denied.value.status_code == 401
+    client = fal_client.AsyncClient(key=KEY)
+    handle = await client.submit(T2V, {"prompt": "something forbidden"})
+    with pytest.raises(fal_client.FalClientHTTPError) as flagged:
+        await handle.get(interval=0.01)  # COMPLETED, then the result answers the failure
+    assert flagged.value.status_code == 422
+    [problem] = flagged.value.response.json()["detail"]
+    assert (problem["type"], problem["msg"]) == ("content_policy_violation", FLAGGED)
+    bad = await client.submit(T2V, {"prompt": "p", "duration": 5})  # Kling wants "5"
+    with pytest.raises(fal_client.FalClientHTTPError) as invalid:
+        await bad.get(interval=0.01)
+    assert invalid.value.response.json()["detail"][0]["loc"] == ["body", "duration"]
+
+
+# --- the adapter against the fake ---------------------------------------------------------
+
+
+async def _until_done(provider: FalProvider, job: ProviderJob) -> JobState:
+    for _ in range(10):
+        status = await provider.poll(job)
+        if status.state not in (JobState.QUEUED, JobState.RUNNING):
+            assert status.error is None, status.error
+            return status.state
+    raise AssertionError("still running")
+
+
+async def test_every_catalog_route_sends_an_input_its_app_accepts(
+    fal: tuple[FalFake, str],
+) -> None:
+    fake, url = fal
+    fake.polls_to_finish = 0
+    provider = FalProvider(url, KEY)
+    checked = 0
+    try:
+        for model in load_catalog().models:
+            for route in (r for r in model.routes if r.provider == "fal"):
+                ratios = [a for a in model.aspect_ratios if a in (route.aspect_ratios or [a])]
+                durations = route.durations or model.durations or (model.default_duration,)
+                images = [None] if "text-to-video" in model.capabilities else []
+                images += [PNG_URI] if "image-to-video" in model.capabilities else []
+                for image in images:
+                    request = ProviderRequest(
+                        f"gen_{checked}",
+                        route.provider_model,
+                        "a fox",
+                        max(durations),
+                        ratios[-1],
+                        image,
+                        route.options,
+                    )
+                    job = await provider.submit(request)
+                    state = await _until_done(provider, job)
+                    assert state is JobState.SUCCEEDED, (model.id, image is not None)
+                    checked += 1
+    finally:
+        await provider.aclose()
+    assert checked >= 30
+
+
+async def test_request_paths_keep_owner_and_alias_and_ignore_foreign_hosts() -> None:
+    assert _requests_path("fal-ai/veo3.1", "r1") == "/fal-ai/veo3.1/requests/r1"
+    assert _requests_path("fal-ai/a/b/c", "r1") == "/fal-ai/a/requests/r1"
+    assert _requests_path("workflows/me/flow/x", "r1") == "/workflows/me/flow/requests/r1"
+    provider = FalProvider("https://proxy.example/fal", KEY)
+    try:
+        path = provider._path_of("https://evil.example/fal-ai/a/requests/r1/status", "fallback")
+        assert path == "/fal-ai/a/requests/r1/status"  # sent to our base, never to evil.example
+        assert (
+            provider._path_of("https://proxy.example/fal/x/y/requests/r1", "-")
+            == "/x/y/requests/r1"
+        )
+        assert provider._path_of(None, "fallback") == "fallback"
+    finally:
+        await provider.aclose()
+
+
+async def test_cancel_is_quiet_and_a_lost_request_is_a_job_failure(
+    fal: tuple[FalFake, str],
+) -> None:
+    fake, url = fal
+    fake.polls_to_finish = 0
+    provider = FalProvider(url, KEY)
+    try:
+        lost = ProviderJob("no-such-request", {"app": T2V})
+        await provider.cancel(lost)  # 404 NOT_FOUND
+        with pytest.raises(JobFailed):
+            await provider.poll(lost)
+        hook = "https://example.com/fal-callback"
+        request = ProviderRequest("g", T2V, "a fox", 5, "16:9", callback_url=hook)
+        job = await provider.submit(request)
+        assert fake.jobs[job.id].webhook == hook  # sent as ?fal_webhook=
+        assert job.data["status_path"] == f"/fal-ai/kling-video/requests/{job.id}/status"
+        assert await _until_done(provider, job) is JobState.SUCCEEDED
+        await provider.cancel(job)  # 400 ALREADY_COMPLETED
+        ref = await provider.fetch_result(ProviderJob(job.id, job.data))  # no video_url kept
+        assert ref.url is not None and ref.url.endswith(f"/cdn/{job.id}.mp4") and not ref.headers
+    finally:
+        await provider.aclose()
+
+
+def _no_pool() -> Executor:
+    raise AssertionError("published() renders nothing")
+
+
+async def test_published_reads_prices_and_limits_from_the_platform_api(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    _, url = fal
+    wanted = [
+        T2V,
+        "fal-ai/minimax/hailuo-2.3/standard/text-to-video",
+        "fal-ai/wan/v2.7/text-to-video",
+        "fal-ai/luma-dream-machine/ray-2",
+        "fal-ai/no-such-app",
+    ]
+    environ = {"FAL_KEY": KEY, "VIDROUTER_FAL_API_BASE_URL": url}
+    ctx = ProviderContext(test_settings(tmp_path, environ=environ), tmp_path, _no_pool)
+    found = {p.provider_model: p for p in await published(ctx, wanted)}
+    assert set(found) == set(wanted[:4])
+    kling = found[T2V]
+    assert (kling.price_per_second, kling.durations, kling.max_duration) == (
+        0.07,
+        (5.0, 10.0),
+        10.0,
+    )
+    assert kling.aspect_ratios == ("16:9", "9:16", "1:1")
+    hailuo = found["fal-ai/minimax/hailuo-2.3/standard/text-to-video"]
+    assert hailuo.price_per_second is None  # priced per video, not per second
+    assert hailuo.aspect_ratios is None and hailuo.durations == (6.0, 10.0)
+    assert found["fal-ai/wan/v2.7/text-to-video"].durations == tuple(float(d) for d in range(2, 16))
+    assert found["fal-ai/luma-dream-machine/ray-2"].aspect_ratios == ("16:9", "9:16")
+    wrong_settings = test_settings(tmp_path, environ={**environ, "FAL_KEY": "wrong"})
+    wrong = ProviderContext(wrong_settings, tmp_path, _no_pool)
+    with pytest.raises(AuthFailed):
+        await published(wrong, wanted)
+
+
+# --- through our API ----------------------------------------------------------------------
+
+
+async def test_models_are_listed_only_with_the_key(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    _, url = fal
+    async with running(_settings(tmp_path / "a", url), workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        models = {m["id"]: m for m in data}
+        assert models[MODEL]["pricing"] == {"per_second": 0.07, "currency": "USD"}
+        assert models[MODEL]["durations"] == [5, 10]
+        assert models["ray-2"]["aspect_ratios"] == ["16:9", "9:16"]  # fal has no 1:1
+        assert models["ray-2"]["pricing"]["per_second"] == 0.2
+        assert models["seedance-1-pro"]["durations"][0] == 3
+        assert models["hailuo-2.3-fast"]["capabilities"] == ["image-to-video"]
+        assert models["veo-3.1"]["pricing"]["per_second"] == 0.4
+        assert "wan-2.6" not in models and "seedance-1-lite" not in models
+    async with running(_settings(tmp_path / "b", url, key=""), workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert not {MODEL, "ray-2", "hailuo-02", "veo-3.1"} & {m["id"] for m in data}
+
+
+async def test_text_to_video_completes_with_video_and_signed_webhook(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    receiver = WebhookReceiver()
+    async with serve_app(receiver) as hook_url, running(_settings(tmp_path, url)) as app:
+        key = await app.new_key()
+        created = await app.create(
+            key, model=MODEL, prompt="a red fox", aspect_ratio="9:16", webhook_url=hook_url
+        )
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] == "completed", done
+        assert done["route"] == "fal"
+        assert done["cost"] == {"amount": round(5 * 0.07, 6), "currency": "USD"}
+        video = await app.client.get(done["video_url"])
+        assert video.status_code == 200
+        info = decode(video.content, tmp_path)
+        assert info.codec == "h264" and info.frames > 0
+        [hook] = await receiver.wait_for(1)
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == done["id"] and payload["status"] == "completed"
+    assert fake.submitted == [
+        (T2V, {"prompt": "a red fox", "duration": "5", "aspect_ratio": "9:16"})
+    ]
+
+
+async def test_image_to_video_calls_the_i2v_app_with_its_field_names(
+    fal: tuple[FalFake, str], images: str, tmp_path: Path
+) -> None:
+    fake, url = fal
+    image_url = f"{images}/frame.png"
+    done = await _run(_settings(tmp_path / "a", url), model="kling-v2.6", image_url=image_url)
+    assert done["status"] == "completed", done
+    done = await _run(
+        _settings(tmp_path / "b", url), model="hailuo-02", duration=10, image_url=PNG_URI
+    )
+    assert done["status"] == "completed", done
+    assert fake.submitted == [
+        (
+            "fal-ai/kling-video/v2.6/pro/image-to-video",
+            {
+                "prompt": "a fox",
+                "start_image_url": image_url,
+                "duration": "5",
+                "generate_audio": False,
+            },
+        ),
+        (
+            "fal-ai/minimax/hailuo-02/standard/image-to-video",
+            {"prompt": "a fox", "image_url": PNG_URI, "duration": "10"},
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"duration": 7}, "duration_unsupported"),
+        ({"duration": 12}, "duration_too_long"),
+        ({"model": "ray-2", "aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
+        ({"model": "veo-3.1", "duration": 5}, "duration_unsupported"),
+    ],
+)
+async def test_fal_limits_are_checked_before_any_request(
+    fal: tuple[FalFake, str], tmp_path: Path, body: dict[str, Any], code: str
+) -> None:
+    fake, url = fal
+    async with running(_settings(tmp_path, url), workers=False) as app:
+        key = await app.new_key()
+        response = await app.create(key, **{"model": MODEL, "prompt": "p", **body})
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] == code
+    assert fake.plan.requests == []
+
+
+@pytest.mark.parametrize("at_submit", [False, True])
+async def test_moderation_fails_with_content_policy(
+    fal: tuple[FalFake, str], tmp_path: Path, at_submit: bool
+) -> None:
+    fake, url = fal
+    fake.moderate_at_submit = at_submit  # else reported with the result, as fal usually does
+    done = await _run(_settings(tmp_path, url), prompt="something forbidden")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "content_policy"
+    assert fake.plan.count("POST", "/fal-ai/") == 1  # never retried
+
+
+BAD_IMAGES = {
+    "fal's app cannot read it": ("frame.png", 1),
+    "the URL is no image": ("page.png", 0),  # refused before any request reaches fal
+    "a data URI that is no image": ("data:image/png;base64,AAAA", 0),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_IMAGES))
+async def test_bad_image_fails_as_invalid_input(
+    fal: tuple[FalFake, str], images: str, tmp_path: Path, case: str
+) -> None:
+    fake, url = fal
+    image, submits = BAD_IMAGES[case]
+    fake.reject_images = True
+    image_url = image if image.startswith("data:") else f"{images}/{image}"
+    done = await _run(_settings(tmp_path, url), image_url=image_url)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "invalid_input"
+    assert fake.plan.count("POST", "/fal-ai/") == submits
+
+
+async def test_fal_side_failure_is_resubmitted_then_fails_as_provider_error(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    fake.fail_jobs_with = (
+        503,
+        {"detail": "Runner disconnected", "error_type": "runner_disconnected"},
+    )
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_error"
+    assert "Runner disconnected" in done["error"]["message"]
+    assert fake.plan.count("POST", "/fal-ai/") == MAX_JOB_FAILURES
+
+
+SUBMIT = "/fal-ai/kling-video/v2.5-turbo"
+FAULTS = {
+    "5xx burst on submit": Fault(status=502, times=3, path=SUBMIT, method="POST"),
+    "5xx burst on status": Fault(status=503, times=3, path="/status", method="GET"),
+    "429 on status": Fault(status=429, times=2, path="/status", method="GET"),
+    "submit timed out": Fault(kind="slow", delay=1.0, times=1, path=SUBMIT, method="POST"),
+    "dropped connection": Fault(kind="drop", times=2, path="/status", method="GET"),
+    "malformed JSON": Fault(kind="malformed", times=2, path="/status"),
+}
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+async def test_transient_faults_are_retried_then_complete(
+    fal: tuple[FalFake, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    fake, url = fal
+    fake.plan.add(Fault(**vars(FAULTS[name])))
+    monkeypatch.setattr("vidrouter.providers.http.DEFAULT_TIMEOUT", httpx.Timeout(0.5))
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "completed", (name, done)
+    assert fake.plan.faults == []  # every injected fault was met
+
+
+async def test_a_gateway_error_on_the_result_is_polled_again_not_a_failure(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    fake.result_errors = [502, 503]
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "completed", done
+    assert fake.result_errors == []
+    assert fake.plan.count("POST", "/fal-ai/") == 1
+
+
+async def test_429_waits_for_retry_after_then_completes(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    # Retry-After 80 s, scaled by 0.01: the second submit must wait 0.8 s.
+    fake.plan.add(status=429, retry_after=80, path=SUBMIT, method="POST", body={"detail": "Slow"})
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "completed", done
+    assert loop.time() - started >= 0.8
+    assert fake.plan.count("POST", SUBMIT) == 2
+
+
+@pytest.mark.parametrize("problem", ["wrong key", "exhausted balance"])
+async def test_auth_and_billing_refusals_fail_as_provider_unavailable(
+    fal: tuple[FalFake, str], tmp_path: Path, problem: str
+) -> None:
+    fake, url = fal
+    fake.out_of_balance = problem == "exhausted balance"
+    done = await _run(_settings(tmp_path, url, key="wrong" if problem == "wrong key" else KEY))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert fake.plan.count("POST", SUBMIT) == 1  # not retried
+
+
+async def test_request_that_never_finishes_times_out_and_is_cancelled(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    fake.never_finish = True
+    # 30 minutes of max_wait scaled by 0.0005: 0.9 s.
+    done = await _run(_settings(tmp_path, url, provider_delay_scale=0.0005))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "timeout"
+    assert len(fake.cancelled) == 1
+    assert fake.plan.count("PUT", "/cancel") == 1
+
+
+async def test_persistent_5xx_fails_after_max_tries(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    fake.plan.add(status=500, times=-1, path=SUBMIT, method="POST")
+    done = await _run(_settings(tmp_path, url, provider_delay_scale=0.004))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert fake.plan.count("POST", SUBMIT) == MAX_TRIES
+
+
+# --- choosing between fal and the maker's own API -------------------------------------------
+
+
+PINNED = """
+[[extra_routes]]
+for_model = "hailuo-02"
+id = "minimax-pinned"
+provider = "minimax"
+model = "MiniMax-Hailuo-02"
+price_per_second = 0.046667
+priority = -1
+
+  [extra_routes.options]
+  resolution = "768P"
+"""
+
+
+async def test_cheaper_fal_route_is_chosen_unless_the_operator_pins_minimax(
+    fal: tuple[FalFake, str], tmp_path: Path
+) -> None:
+    fake, url = fal
+    minimax = MinimaxFake(api_key=KEY, polls_before_done=1)
+    both = {"MINIMAX_API_KEY": KEY, "VIDROUTER_MINIMAX_BASE_URL": ""}
+    async with serve_app(minimax.app()) as minimax_url:
+        both["VIDROUTER_MINIMAX_BASE_URL"] = minimax_url
+        settings = _settings(tmp_path / "a", url, environ=both)
+        async with running(settings) as app:
+            key = await app.new_key()
+            data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+            [hailuo] = [m for m in data if m["id"] == "hailuo-02"]
+            assert hailuo["pricing"]["per_second"] == 0.045  # fal's, cheaper than 0.046667
+            created = await app.create(key, model="hailuo-02", prompt="a fox")
+            done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert (done["status"], done["route"]) == ("completed", "fal"), done
+        assert minimax.created == []
+
+        catalog = tmp_path / "operator.toml"
+        catalog.write_text(PINNED)
+        settings = _settings(tmp_path / "b", url, environ=both, catalog=catalog)
+        async with running(settings) as app:
+            key = await app.new_key()
+            data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+            [hailuo] = [m for m in data if m["id"] == "hailuo-02"]
+            assert hailuo["pricing"]["per_second"] == 0.046667
+            created = await app.create(key, model="hailuo-02", prompt="a fox")
+            done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert (done["status"], done["route"]) == ("completed", "minimax"), done
+        assert len(minimax.created) == 1
+    assert len(fake.submitted) == 1  # only the first generation went to fal
+
+
+async def test_provider_errors_are_typed(fal: tuple[FalFake, str]) -> None:
+    """A dropped status poll is retryable; the adapter never hides it as a job failure."""
+    fake, url = fal
+    provider = FalProvider(url, KEY)
+    try:
+        job = await provider.submit(ProviderRequest("g", T2V, "a fox", 5, "16:9"))
+        fake.plan.add(kind="drop", times=1, path="/status", method="GET")
+        with pytest.raises(ProviderUnavailable):
+            await provider.poll(job)
+    finally:
+        await provider.aclose()
