@@ -1,0 +1,515 @@
+"""Replicate, a host: many makers' video models behind one prediction API.
+
+Wire format (replicate SDK 1.0.7: client.py, prediction.py, model.py; replicate.com/docs):
+
+    create  POST /v1/models/{owner}/{name}/predictions  {"input": {...}, "webhook"?,
+            "webhook_events_filter"?: ["completed"]}  -> 201, a Prediction in `starting`
+            ("owner/name:<version>", a community model, goes to POST /v1/predictions)
+    poll    GET  /v1/predictions/{id} -> status starting | processing | succeeded | failed |
+            canceled | aborted; output (a URL, or a list of URLs); error (text); logs
+    cancel  POST /v1/predictions/{id}/cancel
+    errors  RFC 7807 bodies {"title", "detail", "status"}: 401, 402 (credit), 404, 422 (input,
+            with `invalid_fields`), 429 ("Your rate limit resets in ~30s"), 5xx
+
+No `Prefer: wait` header is sent, so a create answers at once. Replicate has no idempotency
+key (a create whose answer is lost and is retried can start a second, billed prediction) and
+no metadata field. The outputs of API predictions are deleted an hour after they finish: the
+engine downloads a result in the same step that sees it succeed.
+
+Only the input differs between models, so each route names its model's input fields in its
+catalog options (adding a model Replicate serves is a catalog edit, see
+docs/providers/replicate.md): `prompt_field`, `duration_field`, `aspect_ratio_field` and
+`image_field` (an empty string: the model has no such input), `duration_format` ("int",
+"string" or "seconds" for "5s"), `aspect_ratio_map` ("16:9=1280*720,9:16=720*1280" for models
+that take a size), `i2v_model` (the model used when an image is given), fixed inputs
+`input.<name>` (`t2v_input.<name>` / `i2v_input.<name>` for one mode only), and any option
+prefixed `i2v_` overrides its plain form when an image is given.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
+
+from vidrouter.domain.catalog import load_catalog
+from vidrouter.domain.generation import JsonScalar
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    InvalidInput,
+    JobFailed,
+    JobState,
+    MalformedResponse,
+    PollPolicy,
+    ProviderContext,
+    ProviderError,
+    ProviderFactory,
+    ProviderJob,
+    ProviderRequest,
+    ProviderStatus,
+    PublishedModel,
+    RateLimited,
+    ResultRef,
+)
+from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.images import decode_data_uri
+
+log = logging.getLogger(__name__)
+
+NAME = "replicate"
+TOKEN_ENV = "REPLICATE_API_TOKEN"
+DEFAULT_BASE_URL = "https://api.replicate.com"
+OFFICIAL_CREATE = "/v1/models/{model}/predictions"
+VERSION_CREATE = "/v1/predictions"
+PREDICTION_PATH = "/v1/predictions/{id}"
+CANCEL_PATH = "/v1/predictions/{id}/cancel"
+MODEL_PATH = "/v1/models/{model}"
+FILES_PATH = "/v1/files"
+SECRET_PATH = "/v1/webhooks/default/secret"
+# Replicate recommends data URIs only for files under 1 MB; larger images are uploaded first.
+DATA_URI_LIMIT = 1024 * 1024
+OUR_RATIOS = ("16:9", "9:16", "1:1")
+
+Options = Mapping[str, JsonScalar]
+
+_STATES: Mapping[str, JobState] = {
+    "starting": JobState.QUEUED,
+    "processing": JobState.RUNNING,
+    "succeeded": JobState.SUCCEEDED,
+    "failed": JobState.FAILED,
+    "canceled": JobState.CANCELED,
+    "aborted": JobState.FAILED,  # its deadline passed before it started; not billed
+}
+# tqdm progress lines in `logs`, as the SDK's Prediction.Progress reads them.
+_PROGRESS = re.compile(r"^\s*(\d+)%\s*\|.+?\|\s*\d+/\d+", re.MULTILINE)
+_ERROR_CODE = re.compile(r"\b(E\d{3,4})\b")
+_RESETS_IN = re.compile(r"~?(\d+(?:\.\d+)?)\s*s\b")
+_MODERATION = ("flagged as sensitive", "nsfw", "content policy", "moderation", "safety filter")
+_BAD_INPUT = ("input validation error", "invalid image", "could not load", "cannot identify")
+
+
+class ReplicateProvider:
+    name: ClassVar[str] = NAME
+    # Video models take about 1-6 minutes; Replicate stops a prediction after 30 minutes of
+    # running (replicate.com/docs/topics/predictions/lifecycle), plus time queued.
+    poll_policy = PollPolicy(
+        first_poll=timedelta(seconds=10),
+        interval=timedelta(seconds=5),
+        max_interval=timedelta(seconds=20),
+        max_wait=timedelta(minutes=40),
+    )
+
+    def __init__(self, base_url: str, api_token: str) -> None:
+        self._base_url = base_url
+        self._auth = {"Authorization": f"Bearer {api_token}"}
+        self._client = new_client(base_url, {**self._auth, "Accept": "application/json"})
+
+    async def submit(self, request: ProviderRequest) -> ProviderJob:
+        model, inputs = route_input(request)
+        if request.image_url is not None:
+            field = _field(request.options, "image_field", True, "image")
+            if field is None:
+                raise InvalidInput(f"Replicate model {model} takes no image on this route")
+            inputs[field] = await self._image_value(request.image_url)
+        path, body = _create_target(model)
+        body["input"] = inputs
+        if request.callback_url is not None:
+            body["webhook"] = request.callback_url
+            body["webhook_events_filter"] = ["completed"]
+        try:
+            response = await send(self._client, "POST", path, json=body)
+        except ProviderError as exc:
+            raise _refine(exc, model=model) from exc
+        prediction = json_object(response)
+        prediction_id = prediction.get("id")
+        if not isinstance(prediction_id, str) or not prediction_id:
+            raise MalformedResponse("Replicate answered the create without a prediction id")
+        return ProviderJob(prediction_id, {"model": model, "duration": round(request.duration)})
+
+    async def poll(self, job: ProviderJob) -> ProviderStatus:
+        return _status(await self._get(job.id), job)
+
+    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+        url = job.data.get("video_url")
+        if not isinstance(url, str):
+            url = (_status(await self._get(job.id), job).data or {}).get("video_url")
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            raise MalformedResponse(f"Replicate prediction {job.id} has no downloadable output")
+        # Outputs live on replicate.delivery, public; the token goes only to the API's host.
+        same_host = urlsplit(url).netloc == urlsplit(self._base_url).netloc
+        return ResultRef(url=url, headers=self._auth if same_host else {})
+
+    async def cancel(self, job: ProviderJob) -> None:
+        try:
+            await send(self._client, "POST", CANCEL_PATH.format(id=job.id))
+        except ProviderError as exc:
+            if exc.status_code not in (404, 409, 422):  # gone, or already finished
+                raise _refine(exc) from exc
+
+    async def webhook_secret(self) -> str:
+        """The account's webhook signing secret (`whsec_...`), for `verify_webhook`."""
+        try:
+            response = await send(self._client, "GET", SECRET_PATH)
+        except ProviderError as exc:
+            raise _refine(exc) from exc
+        key = json_object(response).get("key")
+        if not isinstance(key, str) or not key:
+            raise MalformedResponse("Replicate answered the webhook secret without a key")
+        return key
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _get(self, prediction_id: str) -> dict[str, Any]:
+        try:
+            response = await send(self._client, "GET", PREDICTION_PATH.format(id=prediction_id))
+        except ProviderError as exc:
+            if exc.status_code == 404:
+                raise JobFailed(
+                    f"Replicate no longer has prediction {prediction_id}",
+                    retryable=True,
+                    provider_code="not_found",
+                    status_code=404,
+                ) from exc
+            raise _refine(exc) from exc
+        return json_object(response)
+
+    async def _image_value(self, url: str) -> str:
+        """What Replicate takes as a file input: a URL it fetches, a data URI, or the URL of
+        a file uploaded to its files API (as the SDK does with local files)."""
+        if url.startswith(("https://", "http://")):
+            return url
+        if not url.startswith("data:"):
+            raise InvalidInput("image_url must be an http(s) URL or a data: URI")
+        data, mime = decode_data_uri(url)
+        if len(data) <= DATA_URI_LIMIT:
+            return url
+        name = "first-frame.png" if mime == "image/png" else "first-frame.jpg"
+        try:
+            response = await send(
+                self._client, "POST", FILES_PATH, files={"content": (name, data, mime)}
+            )
+        except ProviderError as exc:
+            raise _refine(exc) from exc
+        urls = json_object(response).get("urls")
+        get = urls.get("get") if isinstance(urls, dict) else None
+        if not isinstance(get, str) or not get:
+            raise MalformedResponse("Replicate answered the file upload without urls.get")
+        return get
+
+
+# --- the request ----------------------------------------------------------------------------
+
+
+def route_input(request: ProviderRequest) -> tuple[str, dict[str, Any]]:
+    """The Replicate model and its input for a request, from the route's field table (the
+    image, which may need an upload, is added by the adapter)."""
+    options, image = request.options, request.image_url is not None
+    model = request.model
+    i2v_model = options.get("i2v_model")
+    if image and isinstance(i2v_model, str) and i2v_model:
+        model = i2v_model
+    inputs: dict[str, Any] = {}
+    prompt_field = _field(options, "prompt_field", image, "prompt")
+    if prompt_field:
+        inputs[prompt_field] = request.prompt
+    duration_field = _field(options, "duration_field", image, "duration")
+    if duration_field:
+        inputs[duration_field] = _duration(
+            request.duration, _setting(options, "duration_format", image)
+        )
+    ratio_field = _field(options, "aspect_ratio_field", image, "aspect_ratio")
+    if ratio_field:
+        mapping = _pairs(_setting(options, "aspect_ratio_map", image))
+        if mapping and request.aspect_ratio not in mapping:
+            raise InvalidInput(f"aspect ratio {request.aspect_ratio} is not offered by {model}")
+        inputs[ratio_field] = mapping.get(request.aspect_ratio, request.aspect_ratio)
+    for prefix in ("input.", "i2v_input." if image else "t2v_input."):
+        for key, value in options.items():
+            if key.startswith(prefix):
+                inputs[key[len(prefix) :]] = value
+    return model, inputs
+
+
+def _setting(options: Options, key: str, image: bool) -> JsonScalar:
+    if image and f"i2v_{key}" in options:
+        return options[f"i2v_{key}"]
+    return options.get(key)
+
+
+def _field(options: Options, key: str, image: bool, default: str) -> str | None:
+    value = _setting(options, key, image)
+    return default if value is None else (str(value) or None)
+
+
+def _duration(seconds: float, fmt: JsonScalar) -> int | str:
+    whole = round(seconds)
+    if fmt == "string":
+        return str(whole)
+    if fmt == "seconds":
+        return f"{whole}s"
+    return whole
+
+
+def _pairs(text: JsonScalar) -> dict[str, str]:
+    if not isinstance(text, str):
+        return {}
+    pairs = (item.partition("=") for item in text.split(",") if "=" in item)
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+def _create_target(model: str) -> tuple[str, dict[str, Any]]:
+    name, _, version = model.partition(":")
+    owner, _, short = name.partition("/")
+    if not owner or not short or "/" in short:
+        raise AuthFailed(f"the route's Replicate model {model!r} is not owner/name[:version]")
+    if version:
+        return VERSION_CREATE, {"version": version}
+    return OFFICIAL_CREATE.format(model=name), {}
+
+
+# --- the answers ----------------------------------------------------------------------------
+
+
+def _status(prediction: dict[str, Any], job: ProviderJob) -> ProviderStatus:
+    status = prediction.get("status")
+    state = _STATES.get(status) if isinstance(status, str) else None
+    if state is None:
+        log.warning("replicate_unknown_status", extra={"job_id": job.id, "status": str(status)})
+        return ProviderStatus(JobState.RUNNING)
+    if status == "aborted":
+        error = JobFailed(
+            f"Replicate aborted prediction {job.id}: it did not start before its deadline",
+            retryable=True,
+            provider_code="aborted",
+        )
+        return ProviderStatus(JobState.FAILED, error=error)
+    if state is JobState.FAILED:
+        return ProviderStatus(state, error=_failure(prediction.get("error"), job.id))
+    if state is JobState.SUCCEEDED:
+        url = _output_url(prediction.get("output"))
+        if url is None and prediction.get("data_removed") is True:
+            error = JobFailed(
+                f"Replicate deleted the output of prediction {job.id} (kept one hour)",
+                retryable=True,
+                provider_code="data_removed",
+            )
+            return ProviderStatus(JobState.FAILED, error=error)
+        if url is None:
+            raise MalformedResponse(f"Replicate prediction {job.id} succeeded without an output")
+        duration = job.data.get("duration")
+        billed = float(duration) if isinstance(duration, int | float) else None
+        data = {**job.data, "video_url": url}
+        return ProviderStatus(state, progress=100, billed_seconds=billed, data=data)
+    if state is JobState.RUNNING:
+        return ProviderStatus(state, progress=_progress(prediction.get("logs")))
+    return ProviderStatus(state)
+
+
+def _output_url(output: object) -> str | None:
+    if isinstance(output, list):
+        output = next((item for item in output if isinstance(item, str)), None)
+    return output if isinstance(output, str) and output else None
+
+
+def _progress(logs: object) -> int | None:
+    if not isinstance(logs, str):
+        return None
+    found = _PROGRESS.findall(logs)
+    return max(0, min(99, int(found[-1]))) if found else None
+
+
+def _failure(error: object, job_id: str) -> ProviderError:
+    text = error.strip() if isinstance(error, str) and error.strip() else "no error message"
+    match = _ERROR_CODE.search(text)
+    code = match.group(1) if match else None
+    lowered = text.lower()
+    message = f"Replicate prediction {job_id} failed: {text[:500]}"
+    if code == "E005" or any(word in lowered for word in _MODERATION):
+        return ContentRejected(message, provider_code=code or "content_policy")
+    if any(word in lowered for word in _BAD_INPUT):
+        return InvalidInput(message, provider_code=code or "input_validation")
+    # Replicate's or the model's own failure (E1000 unknown, E1001 out of memory, E6716
+    # timeout starting, ...): a fresh prediction may well succeed.
+    return JobFailed(message, retryable=True, provider_code=code or "failed")
+
+
+def _refine(exc: ProviderError, *, model: str | None = None) -> ProviderError:
+    """A finer error from Replicate's problem+json body where it says more than the status."""
+    response = exc.response
+    if response is None:
+        return exc
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    body = body if isinstance(body, dict) else {}
+    title, detail = str(body.get("title") or ""), str(body.get("detail") or "")
+    text = detail or title or f"HTTP {response.status_code}"
+    kw: dict[str, Any] = {
+        "status_code": exc.status_code,
+        "request_id": exc.request_id,
+        "provider_code": title or str(response.status_code),
+    }
+    refined: ProviderError
+    lowered = text.lower()
+    if response.status_code == 402 or "insufficient credit" in lowered:
+        refined = AuthFailed(f"Replicate refused for billing reasons: {text}", **kw)
+    elif response.status_code == 404 and model is not None:
+        refined = AuthFailed(f"Replicate does not serve {model}: {text}", **kw)
+    elif isinstance(exc, RateLimited):
+        seconds = exc.retry_after
+        found = _RESETS_IN.search(detail)
+        if seconds is None and found:
+            seconds = float(found.group(1))
+        refined = RateLimited(f"Replicate throttled the request: {text}", retry_after=seconds, **kw)
+    elif response.status_code in (400, 422) and any(word in lowered for word in _MODERATION):
+        refined = ContentRejected(f"Replicate refused the input: {text}", **kw)
+    else:
+        exc.provider_code = kw["provider_code"]
+        return exc
+    refined.response = response
+    return refined
+
+
+# --- the host's catalog (for `vidrouter catalog check`) --------------------------------------
+
+
+async def published(ctx: ProviderContext, wanted: Sequence[str]) -> list[PublishedModel]:
+    """What Replicate publishes about the models our routes name: durations and aspect ratios
+    from each model's input schema. Replicate's API publishes no prices (price: None)."""
+    token = ctx.settings.env(TOKEN_ENV)
+    if token is None:
+        raise AuthFailed(f"{TOKEN_ENV} is not set")
+    options = _route_options(ctx.settings.catalog)
+    base_url = ctx.settings.provider_base_url(NAME, DEFAULT_BASE_URL)
+    client = new_client(base_url, {"Authorization": f"Bearer {token}"})
+    found = []
+    try:
+        for model in wanted:
+            path = MODEL_PATH.format(model=model.partition(":")[0])
+            try:
+                response = await send(client, "GET", path)
+            except ProviderError as exc:
+                if exc.status_code == 404:
+                    continue  # Replicate no longer publishes it
+                raise _refine(exc) from exc
+            found.append(describe(model, json_object(response), options.get(model, {})))
+    finally:
+        await client.aclose()
+    return found
+
+
+def describe(model: str, body: Mapping[str, Any], options: Options) -> PublishedModel:
+    """A model as its `latest_version.openapi_schema` describes it, read with the route's
+    field names (Cog writes enums as `allOf` references to named schemas)."""
+    version = body.get("latest_version")
+    schema = version.get("openapi_schema") if isinstance(version, dict) else None
+    components = _dict(_dict(schema).get("components")).get("schemas")
+    schemas = _dict(components)
+    properties = _dict(_dict(schemas.get("Input")).get("properties"))
+    durations: tuple[float, ...] | None = None
+    duration_field = _field(options, "duration_field", False, "duration")
+    if duration_field:
+        durations = _durations(_resolve(properties.get(duration_field), schemas))
+    ratios: tuple[str, ...] | None = None
+    ratio_field = _field(options, "aspect_ratio_field", False, "aspect_ratio")
+    if ratio_field:
+        mapping = _pairs(options.get("aspect_ratio_map"))
+        values = _resolve(properties.get(ratio_field), schemas).get("enum")
+        if isinstance(values, list):
+            inverse = {value: ratio for ratio, value in mapping.items()}
+            ours = {inverse.get(str(v), str(v)) if mapping else str(v) for v in values}
+            ratios = tuple(r for r in OUR_RATIOS if r in ours)
+    return PublishedModel(
+        provider_model=model,
+        durations=durations,
+        max_duration=max(durations) if durations else None,
+        aspect_ratios=ratios,
+    )
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _resolve(prop: object, schemas: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(_dict(prop))
+    for ref in [*merged.get("allOf", []), *merged.get("anyOf", [])]:
+        target = _dict(schemas.get(str(_dict(ref).get("$ref", "")).rsplit("/", 1)[-1]))
+        merged = {**target, **merged}
+    return merged
+
+
+def _durations(spec: Mapping[str, Any]) -> tuple[float, ...] | None:
+    values = spec.get("enum")
+    if isinstance(values, list):
+        seconds = [float(str(v).rstrip("s")) for v in values if str(v).rstrip("s").isdigit()]
+        return tuple(sorted(seconds)) or None
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if spec.get("type") == "integer" and isinstance(low, int) and isinstance(high, int):
+        return tuple(float(s) for s in range(low, high + 1))
+    return None
+
+
+def _route_options(catalog: Path | None) -> dict[str, Options]:
+    options: dict[str, Options] = {}
+    for spec in load_catalog(catalog).models:
+        for route in spec.routes:
+            if route.provider == NAME:
+                options.setdefault(route.provider_model, route.options)
+    return options
+
+
+# --- webhooks -------------------------------------------------------------------------------
+
+
+def verify_webhook(
+    secret: str,
+    headers: Mapping[str, str],
+    body: bytes | str,
+    *,
+    now: datetime | None = None,
+    tolerance: timedelta = timedelta(minutes=5),
+) -> bool:
+    """Whether a webhook is Replicate's: Standard Webhooks `webhook-id`, `webhook-timestamp`
+    and `webhook-signature` (space-separated `v1,<base64>`) over "id.timestamp.body", HMAC-SHA256
+    with the account's `whsec_` secret (GET /v1/webhooks/default/secret); the clock is ours."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    message_id = lowered.get("webhook-id")
+    stamp = lowered.get("webhook-timestamp", "")
+    signatures = lowered.get("webhook-signature")
+    if not message_id or not signatures or not stamp.isdigit():
+        return False
+    sent = datetime.fromtimestamp(int(stamp), UTC)
+    if abs((now or datetime.now(UTC)) - sent) > tolerance:
+        return False
+    try:
+        text = body if isinstance(body, str) else body.decode("utf-8")
+        expected = str(Webhook(secret).sign(message_id, sent, text)).partition(",")[2]
+    except (ValueError, TypeError, EmptyWebhookSecretError):  # undecodable body or secret
+        return False
+    return any(
+        version == "v1" and hmac.compare_digest(signature.encode(), expected.encode())
+        for version, _, signature in (item.partition(",") for item in signatures.split())
+    )
+
+
+def _build(ctx: ProviderContext) -> ReplicateProvider:
+    token = ctx.settings.env(TOKEN_ENV)
+    if token is None:
+        raise AuthFailed(f"{TOKEN_ENV} is not set")
+    return ReplicateProvider(ctx.settings.provider_base_url(NAME, DEFAULT_BASE_URL), token)
+
+
+FACTORY = ProviderFactory(NAME, (TOKEN_ENV,), _build, published=published)
+
+__all__ = ["FACTORY", "ReplicateProvider", "describe", "route_input", "verify_webhook"]

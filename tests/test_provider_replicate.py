@@ -1,0 +1,658 @@
+"""Replicate (a host): the official SDK drives the fake unchanged, webhooks verify the Standard
+Webhooks way, the host's published catalog agrees with ours, and generations run through our
+API to their documented end state, faults and route choice included."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import struct
+import zlib
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import replicate
+from replicate.exceptions import ReplicateError
+from standardwebhooks.webhooks import Webhook
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tests.fakes.base import Fault, sample_mp4
+from tests.fakes.luma import LumaFake
+from tests.fakes.replicate import E005, MODELS, ReplicateFake
+from tests.support.harness import running, test_settings
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app
+from tests.support.video import decode
+from vidrouter.domain.catalog import load_catalog
+from vidrouter.engine.advance import MAX_JOB_FAILURES, MAX_TRIES
+from vidrouter.providers.base import (
+    AuthFailed,
+    InvalidInput,
+    JobState,
+    ProviderContext,
+    ProviderJob,
+    ProviderRequest,
+)
+from vidrouter.providers.replicate import ReplicateProvider, published, verify_webhook
+from vidrouter.settings import Settings
+
+KEY = "test-key"
+CREATE = "/predictions"  # POST: the model's create; GET: a poll
+MASTER = "/v1/models/kwaivgi/kling-v2.1-master/predictions"
+
+
+def _png(extra: int = 0) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00" + b"\xff\x00\x00" * 2 + b"\x00" + b"\x00\x00\xff" * 2)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
+    return png + (chunk(b"tEXt", b"c\x00" + b"x" * extra) if extra else b"") + chunk(b"IEND", b"")
+
+
+def _data_uri(data: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(data).decode()
+
+
+def _image_host() -> Starlette:
+    served: list[str] = []
+
+    async def frame(_: Any) -> Response:
+        return Response(_png(), media_type="image/png")
+
+    async def once(_: Any) -> Response:
+        """An image URL that expires after its first fetch (ours, before any provider)."""
+        served.append("once")
+        if len(served) > 1:
+            return Response(b"expired", status_code=404)
+        return Response(_png(), media_type="image/png")
+
+    return Starlette(routes=[Route("/frame.png", frame), Route("/once.png", once)])
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[tuple[ReplicateFake, str]]:
+    replicate_fake = ReplicateFake(api_token=KEY)
+    async with serve_app(replicate_fake.app()) as url:
+        yield replicate_fake, url
+
+
+@pytest.fixture
+async def images() -> AsyncIterator[str]:
+    async with serve_app(_image_host()) as url:
+        yield url
+
+
+def _settings(tmp_path: Path, url: str, token: str = KEY, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "provider_delay_scale": 0.01,
+        "circuit_failure_threshold": 100,
+        **overrides,
+    }
+    environ = {"REPLICATE_API_TOKEN": token, "VIDROUTER_REPLICATE_BASE_URL": url}
+    environ.update(values.pop("environ", {}))
+    return test_settings(tmp_path / "data", environ=environ, **values)
+
+
+async def _run(settings: Settings, **body: Any) -> dict[str, Any]:
+    """Create one generation and wait for its end; our API must never answer 500."""
+    async with running(settings) as app:
+        key = await app.new_key()
+        created = await app.create(key, **{"model": "kling-v2.1-master", "prompt": "a fox", **body})
+        assert created.status_code == 202, created.text
+        return await app.wait_for(key, created.json()["id"], timeout=30)
+
+
+def _inputs(fake: ReplicateFake) -> list[tuple[str, dict[str, Any]]]:
+    return [(model, body["input"]) for model, body in fake.created]
+
+
+# --- the official SDK against the fake ----------------------------------------------------
+
+
+async def test_sdk_creates_polls_downloads_and_cancels(
+    fake: tuple[ReplicateFake, str], images: str
+) -> None:
+    replicate_fake, url = fake
+    client = replicate.Client(api_token=KEY, base_url=url)
+    try:
+        prediction = await client.models.predictions.async_create(
+            model="kwaivgi/kling-v2.1-master",
+            input={
+                "prompt": "a tiger in snow",
+                "duration": 5,
+                "start_image": f"{images}/frame.png",
+            },
+        )
+        assert prediction.status == "starting" and prediction.model == "kwaivgi/kling-v2.1-master"
+        seen, progress = [], []
+        for _ in range(6):
+            prediction = await client.predictions.async_get(prediction.id)
+            seen.append(prediction.status)
+            progress.append(prediction.progress.percentage if prediction.progress else None)
+            if prediction.status == "succeeded":
+                break
+        assert seen == ["starting", "processing", "processing", "succeeded"]
+        assert progress[1:3] == [0.33, 0.66]  # the SDK reads the tqdm lines in `logs`
+        assert isinstance(prediction.output, str) and prediction.metrics
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(prediction.output)).content == sample_mp4()
+
+        by_version = await client.predictions.async_create(
+            "google/veo-3.1-fast", {"prompt": "waves", "duration": 4}
+        )
+        other = await client.predictions.async_create(
+            model="luma/ray-2-720p", input={"prompt": "rain", "duration": 9}
+        )
+        await client.predictions.async_cancel(other.id)
+        other = await client.predictions.async_get(other.id)
+        assert other.status == "canceled" and replicate_fake.canceled == [other.id]
+        assert [m for m, _ in replicate_fake.created] == [
+            "kwaivgi/kling-v2.1-master",
+            "google/veo-3.1-fast",
+            "luma/ray-2-720p",
+        ]
+        assert by_version.status == "starting"
+
+        uploaded = await client.files.async_create(io.BytesIO(_png()), filename="frame.png")
+        framed = await client.models.predictions.async_create(
+            model="minimax/hailuo-2.3",
+            input={"prompt": "a dog", "first_frame_image": uploaded.urls["get"]},
+        )
+        for _ in range(4):
+            framed = await client.predictions.async_get(framed.id)
+        assert framed.status == "succeeded"
+
+        model = await client.models.async_get("google/veo-3.1")
+        assert model.latest_version is not None
+        schema = model.latest_version.openapi_schema["components"]["schemas"]
+        assert schema["duration"]["enum"] == [4, 6, 8]
+        secret = await client.webhooks.default.async_secret()
+        assert secret.key == replicate_fake.webhook_secret
+    finally:
+        await client._async_client.aclose()
+
+
+async def test_sdk_sees_problem_details_and_failures(fake: tuple[ReplicateFake, str]) -> None:
+    replicate_fake, url = fake
+    client = replicate.Client(api_token=KEY, base_url=url)
+    wrong = replicate.Client(api_token="wrong", base_url=url)
+    try:
+        with pytest.raises(ReplicateError) as denied:
+            await wrong.models.predictions.async_create(
+                model="luma/ray-2-720p", input={"prompt": "p"}
+            )
+        assert (denied.value.status, denied.value.title) == (401, "Unauthenticated")
+        with pytest.raises(ReplicateError) as invalid:
+            await client.models.predictions.async_create(
+                model="kwaivgi/kling-v2.1-master", input={"prompt": "p", "duration": 7}
+            )
+        assert invalid.value.status == 422
+        assert "duration must be one of the following: 5, 10" in str(invalid.value.detail)
+        with pytest.raises(ReplicateError) as missing:
+            await client.models.async_get("nobody/nothing")
+        assert missing.value.status == 404
+
+        replicate_fake.out_of_credits = True
+        with pytest.raises(ReplicateError) as poor:
+            await client.models.predictions.async_create(
+                model="luma/ray-2-720p", input={"prompt": "p"}
+            )
+        assert (poor.value.status, poor.value.title) == (402, "Insufficient credit")
+        replicate_fake.out_of_credits = False
+
+        flagged = await client.models.predictions.async_create(
+            model="luma/ray-2-720p", input={"prompt": "something forbidden"}
+        )
+        for _ in range(3):
+            flagged = await client.predictions.async_get(flagged.id)
+        assert (flagged.status, flagged.error) == ("failed", E005)
+    finally:
+        await client._async_client.aclose()
+        await wrong._async_client.aclose()
+
+
+# --- the adapter alone: webhooks, published catalog -----------------------------------------
+
+
+async def test_webhooks_verify_the_standard_webhooks_way(fake: tuple[ReplicateFake, str]) -> None:
+    replicate_fake, url = fake
+    receiver = WebhookReceiver()
+    provider = ReplicateProvider(url, KEY)
+    try:
+        async with serve_app(receiver) as hook_url:
+            request = ProviderRequest(
+                "gen_1", "luma/ray-flash-2-720p", "a boat", 5, "16:9", callback_url=hook_url
+            )
+            job = await provider.submit(request)
+            [(_, body)] = replicate_fake.created
+            assert (body["webhook"], body["webhook_events_filter"]) == (hook_url, ["completed"])
+            for _ in range(4):
+                status = await provider.poll(job)
+            assert status.state is JobState.SUCCEEDED
+            [hook] = await receiver.wait_for(1, timeout=5)
+        secret = await provider.webhook_secret()
+    finally:
+        await provider.aclose()
+    assert json.loads(hook.body)["id"] == job.id
+    assert verify_webhook(secret, hook.headers, hook.body)
+    Webhook(secret).verify(hook.body, hook.headers)  # the reference package agrees
+    assert not verify_webhook(secret, hook.headers, hook.body + b" ")
+    assert not verify_webhook(_other_secret(), hook.headers, hook.body)
+    later = datetime.now(UTC) + timedelta(minutes=6)
+    assert not verify_webhook(secret, hook.headers, hook.body, now=later)
+    assert not verify_webhook(secret, {}, hook.body)
+    assert not verify_webhook(secret, {**hook.headers, "webhook-signature": "v1,é"}, hook.body)
+
+    # A body signed by the standardwebhooks package itself.
+    sent = datetime.now(UTC)
+    payload = '{"id": "p1", "status": "succeeded"}'
+    headers = {
+        "Webhook-Id": "msg_1",
+        "Webhook-Timestamp": str(int(sent.timestamp())),
+        "Webhook-Signature": "v1,bm90IGl0 " + Webhook(secret).sign("msg_1", sent, payload),
+    }
+    assert verify_webhook(secret, headers, payload)
+    assert not verify_webhook("not base64!", headers, payload)
+
+
+def _other_secret() -> str:
+    """Another account's signing secret."""
+    return "whsec_" + base64.b64encode(b"another account's secret....!!").decode()
+
+
+async def test_published_models_agree_with_our_catalog(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    _, url = fake
+    settings = _settings(tmp_path, url)
+    ctx = ProviderContext(settings, tmp_path, render_pool=lambda: pytest.fail("no rendering"))
+    catalog = load_catalog()
+    routes = {
+        route.provider_model: (spec, route)
+        for spec in catalog.models
+        for route in spec.routes
+        if route.provider == "replicate"
+    }
+    assert set(routes) <= set(MODELS)
+    found = await published(ctx, [*routes, "nobody/nothing"])
+    by_model = {p.provider_model: p for p in found}
+    assert set(by_model) == set(routes)  # unknown models are left out
+    for model, (spec, route) in routes.items():
+        host = by_model[model]
+        assert host.price_per_second is None  # Replicate's API publishes no prices
+        offered = route.durations or spec.durations
+        assert host.durations is not None and offered is not None
+        assert set(offered) <= set(host.durations), model
+        if host.aspect_ratios is not None:
+            assert set(route.aspect_ratios or spec.aspect_ratios) <= set(host.aspect_ratios), model
+    assert by_model["bytedance/seedance-1-pro"].durations == tuple(float(s) for s in range(2, 13))
+    assert by_model["wan-video/wan-2.5-t2v"].aspect_ratios == ("16:9", "9:16")
+    assert by_model["kwaivgi/kling-v2.1-master"].aspect_ratios == ("16:9", "9:16", "1:1")
+    assert by_model["minimax/hailuo-02"].aspect_ratios is None  # no aspect-ratio input
+    assert by_model["google/veo-3.1"].max_duration == 8
+
+
+async def test_outputs_deleted_after_an_hour_and_cancel_of_a_gone_prediction(
+    fake: tuple[ReplicateFake, str],
+) -> None:
+    replicate_fake, url = fake
+    provider = ReplicateProvider(url, KEY)
+    try:
+        job = await provider.submit(ProviderRequest("g", "luma/ray-2-720p", "p", 5, "16:9"))
+        prediction = replicate_fake.predictions[job.id]
+        prediction.update(status="succeeded", output=None, data_removed=True)
+        status = await provider.poll(job)
+        assert status.state is JobState.FAILED and status.error is not None
+        assert (status.error.provider_code, status.error.is_retryable) == ("data_removed", True)
+        await provider.cancel(ProviderJob("no-such-prediction"))
+    finally:
+        await provider.aclose()
+
+
+async def test_create_errors_are_classified_from_the_problem_details(
+    fake: tuple[ReplicateFake, str],
+) -> None:
+    replicate_fake, url = fake
+    provider = ReplicateProvider(url, KEY)
+    try:
+        with pytest.raises(AuthFailed, match="does not serve nobody/nothing"):
+            await provider.submit(ProviderRequest("g", "nobody/nothing", "p", 5, "16:9"))
+        with pytest.raises(InvalidInput, match="duration must be one of the following") as bad:
+            await provider.submit(ProviderRequest("g", "kwaivgi/kling-v2.1-master", "p", 7, "16:9"))
+        assert bad.value.provider_code == "Input validation failed"
+        replicate_fake.out_of_credits = True
+        with pytest.raises(AuthFailed, match="billing") as poor:
+            await provider.submit(ProviderRequest("g", "luma/ray-2-720p", "p", 5, "16:9"))
+        assert poor.value.provider_code == "Insufficient credit"
+    finally:
+        await provider.aclose()
+
+
+# --- through our API ----------------------------------------------------------------------
+
+
+async def test_models_are_listed_only_with_the_token(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    _, url = fake
+    async with running(_settings(tmp_path / "a", url), workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        models = {m["id"]: m for m in data}
+        assert models["kling-v2.1-master"]["pricing"] == {"per_second": 0.28, "currency": "USD"}
+        assert models["kling-v2.1-master"]["provider"] == "Kuaishou"
+        assert models["wan-2.5"]["aspect_ratios"] == ["16:9", "9:16"]
+        assert models["hailuo-02"]["durations"] == [6, 10]
+        assert models["veo-3.1"]["pricing"]["per_second"] == 0.40
+        assert "seedance-1-lite" not in models and "veo-3" not in models
+    async with running(_settings(tmp_path / "b", url, token=""), workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert {m["id"] for m in data} == {"local-preview"}
+
+
+async def test_text_to_video_completes_with_video_and_signed_webhook(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    receiver = WebhookReceiver()
+    async with serve_app(receiver) as hook_url, running(_settings(tmp_path, url)) as app:
+        key = await app.new_key()
+        created = await app.create(
+            key,
+            model="kling-v2.1-master",
+            prompt="a red fox",
+            aspect_ratio="9:16",
+            webhook_url=hook_url,
+        )
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] == "completed", done
+        assert done["route"] == "replicate"
+        assert done["cost"] == {"amount": round(5 * 0.28, 6), "currency": "USD"}
+        video = await app.client.get(done["video_url"])
+        assert video.status_code == 200
+        info = decode(video.content, tmp_path)
+        assert info.codec == "h264" and info.frames > 0
+        [hook] = await receiver.wait_for(1)
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == done["id"] and payload["status"] == "completed"
+    assert replicate_fake.created == [
+        (
+            "kwaivgi/kling-v2.1-master",
+            {"input": {"prompt": "a red fox", "duration": 5, "aspect_ratio": "9:16"}},
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "replicate_model", "expected"),
+    [
+        (
+            "kling-v2.1-master",
+            "kwaivgi/kling-v2.1-master",
+            {"start_image": "IMG", "aspect_ratio": "16:9"},
+        ),
+        ("hailuo-02", "minimax/hailuo-02", {"first_frame_image": "IMG", "resolution": "768p"}),
+        ("wan-2.5", "wan-video/wan-2.5-i2v", {"image": "IMG", "resolution": "720p"}),
+        (
+            "veo-3.1",
+            "google/veo-3.1",
+            {"image": "IMG", "generate_audio": True, "resolution": "720p"},
+        ),
+    ],
+)
+async def test_image_to_video_sends_the_image_as_each_model_takes_it(
+    fake: tuple[ReplicateFake, str],
+    images: str,
+    tmp_path: Path,
+    model: str,
+    replicate_model: str,
+    expected: dict[str, Any],
+) -> None:
+    replicate_fake, url = fake
+    image_url = f"{images}/frame.png"
+    done = await _run(_settings(tmp_path, url), model=model, image_url=image_url)
+    assert done["status"] == "completed", done
+    [(sent_model, inputs)] = _inputs(replicate_fake)
+    assert sent_model == replicate_model
+    for name, value in expected.items():
+        assert inputs[name] == (image_url if value == "IMG" else value), (name, inputs)
+
+
+async def test_data_uri_images_go_inline_or_through_the_files_api(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    small, large = _png(), _png(extra=1_200_000)
+    done = await _run(_settings(tmp_path / "a", url), image_url=_data_uri(small))
+    assert done["status"] == "completed", done
+    assert _inputs(replicate_fake)[0][1]["start_image"] == _data_uri(small)
+    # Above Replicate's 1 MB advice; our API takes such bodies only when configured to.
+    settings = _settings(tmp_path / "b", url, max_body_bytes=3_000_000)
+    done = await _run(settings, image_url=_data_uri(large))
+    assert done["status"] == "completed", done
+    [(file_id, (stored, record))] = replicate_fake.files.items()
+    assert stored == large and record["content_type"] == "image/png"
+    assert _inputs(replicate_fake)[1][1]["start_image"] == f"{url}/v1/files/{file_id}"
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"duration": 7}, "duration_unsupported"),
+        ({"duration": 15}, "duration_too_long"),
+        ({"aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
+        ({"model": "wan-2.5", "aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
+        ({"model": "hailuo-02", "duration": 8}, "duration_unsupported"),
+        ({"model": "hailuo-2.3", "aspect_ratio": "9:16"}, "aspect_ratio_unsupported"),
+    ],
+)
+async def test_limits_are_checked_before_any_request(
+    fake: tuple[ReplicateFake, str], tmp_path: Path, body: dict[str, Any], code: str
+) -> None:
+    replicate_fake, url = fake
+    async with running(_settings(tmp_path, url), workers=False) as app:
+        key = await app.new_key()
+        response = await app.create(key, **{"model": "kling-v2.1-master", "prompt": "p", **body})
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] == code
+    assert replicate_fake.plan.requests == []
+
+
+async def test_moderation_fails_with_content_policy(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    done = await _run(_settings(tmp_path, url), prompt="something forbidden")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "content_policy"
+    assert "E005" in done["error"]["message"]
+    assert replicate_fake.plan.count("POST", CREATE) == 1  # never retried
+
+
+async def test_image_replicate_cannot_read_fails_as_invalid_input(
+    fake: tuple[ReplicateFake, str], images: str, tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    done = await _run(_settings(tmp_path, url), image_url=f"{images}/once.png")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "invalid_input"
+    assert "Input validation error" in done["error"]["message"]
+    assert replicate_fake.plan.count("POST", CREATE) == 1  # Replicate took it, then could not
+
+
+async def test_replicate_failures_are_submitted_again_then_fail(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    replicate_fake.fail_jobs_with = "Prediction failed: an unexpected error occurred (E1000)"
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_error"
+    assert replicate_fake.plan.count("POST", CREATE) == MAX_JOB_FAILURES
+
+
+async def test_aborted_prediction_is_submitted_again(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    replicate_fake.abort_next = 1
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "completed", done
+    assert replicate_fake.plan.count("POST", CREATE) == 2
+
+
+FAULTS = {
+    "5xx burst on create": Fault(status=502, times=3, path=CREATE, method="POST"),
+    "5xx burst on poll": Fault(status=503, times=3, path=CREATE, method="GET"),
+    "429 on poll": Fault(status=429, times=2, path=CREATE, method="GET"),
+    "create timed out": Fault(kind="slow", delay=1.0, times=1, path=CREATE, method="POST"),
+    "dropped connection": Fault(kind="drop", times=2, path=CREATE, method="GET"),
+    "malformed JSON": Fault(kind="malformed", times=2, path=CREATE),
+}
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+async def test_transient_faults_are_retried_then_complete(
+    fake: tuple[ReplicateFake, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    replicate_fake, url = fake
+    replicate_fake.plan.add(Fault(**vars(FAULTS[name])))
+    monkeypatch.setattr("vidrouter.providers.http.DEFAULT_TIMEOUT", httpx.Timeout(0.5))
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "completed", (name, done)
+    assert replicate_fake.plan.faults == []  # every injected fault was met
+
+
+@pytest.mark.parametrize("header", [True, False])
+async def test_429_waits_for_retry_after_then_completes(
+    fake: tuple[ReplicateFake, str], tmp_path: Path, header: bool
+) -> None:
+    replicate_fake, url = fake
+    # 80 s (the header, or "~80s" in the detail), scaled by 0.01: the second create waits 0.8 s.
+    detail = "Request was throttled. Your rate limit resets in ~80s."
+    replicate_fake.plan.add(
+        status=429,
+        retry_after=80 if header else None,
+        path=CREATE,
+        method="POST",
+        body={"title": "Too Many Requests", "detail": detail, "status": 429},
+    )
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    done = await _run(_settings(tmp_path, url))
+    assert done["status"] == "completed", done
+    assert loop.time() - started >= 0.8
+    assert replicate_fake.plan.count("POST", CREATE) == 2
+
+
+@pytest.mark.parametrize("problem", ["wrong token", "no credit"])
+async def test_auth_and_billing_refusals_fail_as_provider_unavailable(
+    fake: tuple[ReplicateFake, str], tmp_path: Path, problem: str
+) -> None:
+    replicate_fake, url = fake
+    replicate_fake.out_of_credits = problem == "no credit"
+    token = "wrong" if problem == "wrong token" else KEY
+    done = await _run(_settings(tmp_path, url, token=token))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert replicate_fake.plan.count("POST", CREATE) == 1  # not retried
+
+
+async def test_prediction_that_never_finishes_times_out_and_is_canceled(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    replicate_fake.never_finish = True
+    # 40 minutes of max_wait scaled by 0.0004: 0.96 s.
+    done = await _run(_settings(tmp_path, url, provider_delay_scale=0.0004))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "timeout"
+    assert len(replicate_fake.canceled) == 1
+    assert replicate_fake.predictions[replicate_fake.canceled[0]]["status"] == "canceled"
+
+
+async def test_persistent_5xx_fails_after_max_tries(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    replicate_fake.plan.add(status=500, times=-1, path=MASTER, method="POST")
+    done = await _run(_settings(tmp_path, url, provider_delay_scale=0.004))
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable"
+    assert replicate_fake.plan.count("POST", MASTER) == MAX_TRIES
+
+
+async def test_a_model_replicate_serves_is_added_by_the_catalog_alone(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    """The worked example of docs/providers/replicate.md: a [[models]] entry, no code."""
+    replicate_fake, url = fake
+    operator = tmp_path / "operator.toml"
+    operator.write_text(
+        '[[models]]\nid = "seedance-1-pro-720p"\nname = "Seedance 1 Pro (720p)"\n'
+        'provider = "ByteDance"\ncapabilities = ["text-to-video", "image-to-video"]\n'
+        "max_duration = 12\ndefault_duration = 5\ndurations = [3, 5, 10]\n"
+        'aspect_ratios = ["16:9", "9:16", "1:1"]\n'
+        '  [[models.routes]]\n  provider = "replicate"\n  model = "bytedance/seedance-1-pro"\n'
+        "  price_per_second = 0.06\n    [models.routes.options]\n"
+        '    image_field = "image"\n    "input.resolution" = "720p"\n'
+        '    "input.camera_fixed" = true\n'
+    )
+    settings = _settings(tmp_path, url, catalog=operator)
+    done = await _run(settings, model="seedance-1-pro-720p", duration=3, aspect_ratio="1:1")
+    assert done["status"] == "completed", done
+    assert done["cost"] == {"amount": 0.18, "currency": "USD"}
+    assert _inputs(replicate_fake) == [
+        (
+            "bytedance/seedance-1-pro",
+            {"prompt": "a fox", "duration": 3, "aspect_ratio": "1:1", "resolution": "720p",
+             "camera_fixed": True},
+        )
+    ]  # fmt: skip
+
+
+# --- route choice between Replicate and the maker's own API --------------------------------
+
+
+async def test_the_cheaper_host_serves_unless_an_operator_pins_replicate(
+    fake: tuple[ReplicateFake, str], tmp_path: Path
+) -> None:
+    replicate_fake, url = fake
+    luma = LumaFake(api_key="luma-key")
+    pinned = tmp_path / "operator.toml"
+    pinned.write_text(
+        '[[extra_routes]]\nfor_model = "ray-2"\nid = "pinned"\nprovider = "replicate"\n'
+        'model = "luma/ray-2-720p"\nprice_per_second = 0.18\npriority = -1\n'
+        '  [extra_routes.options]\n  image_field = "start_image"\n'
+    )
+    async with serve_app(luma.app()) as luma_url:
+        both = {"LUMAAI_API_KEY": "luma-key", "VIDROUTER_LUMA_BASE_URL": luma_url}
+        for name, catalog, host, price in (
+            ("cheapest", None, "luma", 0.1416),
+            ("pinned", pinned, "replicate", 0.18),
+        ):
+            settings = _settings(tmp_path / name, url, environ=both, catalog=catalog)
+            async with running(settings) as app:
+                key = await app.new_key()
+                data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+                [ray] = [m for m in data if m["id"] == "ray-2"]
+                assert ray["pricing"]["per_second"] == price
+                created = await app.create(key, model="ray-2", prompt="a comet")
+                done = await app.wait_for(key, created.json()["id"], timeout=30)
+                assert done["status"] == "completed", done
+                assert done["route"] == host
+    assert len(luma.created) == 1
+    assert [m for m, _ in replicate_fake.created] == ["luma/ray-2-720p"]
