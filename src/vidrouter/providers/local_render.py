@@ -26,9 +26,8 @@ import math
 import os
 import random
 import time
-import unicodedata
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -36,13 +35,20 @@ from pathlib import Path
 import av
 import numpy as np
 import numpy.typing as npt
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from vidrouter.providers.local_render_overlay import (
+    Overlay,
+    Timecode,
+    apply_overlay,
+    even,
+    rgb_to_yuv,
+    title_overlay,
+)
 
 __all__ = ["RESOLUTIONS", "RenderResult", "RenderSpec", "render_video"]
 
 _F32 = npt.NDArray[np.float32]
 _U8 = npt.NDArray[np.uint8]
-_Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 RESOLUTIONS: dict[str, tuple[int, int]] = {
     "16:9": (1280, 720),
@@ -67,8 +73,6 @@ _X264_THREADS = 2
 _BLAS_BAND_MNK = 200_000  # see _Background: keeps each GEMM single-threaded in OpenBLAS
 _PROGRESS_INTERVAL = 0.1  # seconds between progress-file writes (at most ~10/s)
 _PROGRESS_HEARTBEAT = 1.0  # rewrite an unchanged percent this often (fresh mtime)
-_ELLIPSIS = "\u2026"
-_STRIP_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 
 # Limited-range ("TV") 8-bit YUV levels.
 _Y_WHITE = 235.0
@@ -129,258 +133,6 @@ def _frame_count(spec: RenderSpec) -> int:
 # --------------------------------------------------------------------------- helpers
 
 
-def _even(value: float) -> int:
-    """Round to the nearest even integer (keeps 4:2:0 chroma aligned)."""
-    return 2 * round(value / 2)
-
-
-def _rgb_to_yuv(rgb: tuple[float, float, float]) -> tuple[float, float, float]:
-    """BT.709 limited-range YUV for an RGB triple in 0..1."""
-    r, g, b = rgb
-    luma = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return (
-        16.0 + 219.0 * luma,
-        128.0 + 224.0 * (b - luma) / 1.8556,
-        128.0 + 224.0 * (r - luma) / 1.5748,
-    )
-
-
-def _clean_text(text: str) -> str:
-    """Drop control/format/surrogate/unassigned characters and collapse whitespace."""
-    kept = "".join(ch for ch in text if unicodedata.category(ch) not in _STRIP_CATEGORIES)
-    return " ".join(kept.split())
-
-
-def _load_font(size: int) -> _Font:
-    # Pillow >= 10.1 with FreeType: a scalable built-in font (Aileron).  Glyphs it lacks
-    # (emoji, CJK, ...) are drawn as a box, they never raise.
-    return ImageFont.load_default(size=size)
-
-
-def _text_width(font: _Font, text: str) -> float:
-    return float(font.getlength(text)) if text else 0.0
-
-
-def _ellipsize(font: _Font, line: str, max_width: float) -> str:
-    """``line`` shortened so that ``line + '…'`` fits in ``max_width``."""
-    while line and _text_width(font, line.rstrip() + _ELLIPSIS) > max_width:
-        line = line[:-1]
-    return line.rstrip() + _ELLIPSIS
-
-
-def _wrap(font: _Font, text: str, max_width: float, max_lines: int) -> tuple[list[str], bool]:
-    """Greedy word wrap; words longer than a line are broken between characters.
-
-    Returns at most ``max_lines`` lines and whether text was cut off (in which case the last
-    line ends with an ellipsis).  Lines are produced lazily, so only the text that can fit
-    is ever measured and a huge prompt costs no more than a short one.
-    """
-
-    def fits(candidate: str) -> bool:
-        return _text_width(font, candidate) <= max_width
-
-    def produce() -> Iterator[str]:
-        current = ""
-        for word in text.split(" "):
-            candidate = f"{current} {word}" if current else word
-            if fits(candidate):
-                current = candidate
-                continue
-            if current:
-                yield current
-            if fits(word):
-                current = word
-                continue
-            # An over-long word (or a run of CJK without spaces): break between characters.
-            # A single character is always accepted, even if wider than the line.
-            current = ""
-            for ch in word:
-                if current and not fits(current + ch):
-                    yield current
-                    current = ""
-                current += ch
-        if current:
-            yield current
-
-    lines: list[str] = []
-    truncated = False
-    for line in produce():
-        if len(lines) >= max_lines:
-            truncated = True
-            break
-        lines.append(line)
-    if truncated:
-        lines[-1] = _ellipsize(font, lines[-1], max_width)
-    return lines, truncated
-
-
-# --------------------------------------------------------------------------- overlays
-
-
-@dataclass
-class _Overlay:
-    """Per-pixel affine blend ``out = in * k + c`` for a rectangle of the frame.
-
-    Luma arrays are full resolution, chroma arrays half resolution; ``x``/``y`` and the sizes
-    are even so both planes stay aligned.
-    """
-
-    x: int
-    y: int
-    k_y: _F32
-    c_y: _F32
-    k_c: _F32
-    c_c: _F32
-
-    @classmethod
-    def from_masks(cls, x: int, y: int, shade: _F32, ink: _F32, ink_level: float) -> _Overlay:
-        """``shade`` darkens/desaturates, then ``ink`` paints ``ink_level`` luma (0..1 masks)."""
-        k_y = ((1.0 - shade) * (1.0 - ink)).astype(np.float32)
-        c_y = (ink_level * ink).astype(np.float32)
-        h, w = k_y.shape
-        k_c = k_y.reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3), dtype=np.float32)
-        c_c = (_C_NEUTRAL * (1.0 - k_c)).astype(np.float32)
-        return cls(x, y, k_y, c_y, k_c, c_c)
-
-    def faded(self, alpha: float) -> _Overlay:
-        """The same overlay at opacity ``alpha`` (0..1)."""
-        if alpha >= 1.0:
-            return self
-        a = np.float32(alpha)
-        return _Overlay(
-            self.x,
-            self.y,
-            (1.0 - a * (1.0 - self.k_y)).astype(np.float32),
-            (a * self.c_y).astype(np.float32),
-            (1.0 - a * (1.0 - self.k_c)).astype(np.float32),
-            (a * self.c_c).astype(np.float32),
-        )
-
-
-def _blend(plane: _U8, x: int, y: int, k: _F32, c: _F32) -> None:
-    """In-place ``plane[region] = plane[region] * k + c``, clipped to the plane."""
-    ph, pw = plane.shape
-    h, w = k.shape
-    x0, y0 = max(x, 0), max(y, 0)
-    x1, y1 = min(x + w, pw), min(y + h, ph)
-    if x1 <= x0 or y1 <= y0:
-        return
-    region = plane[y0:y1, x0:x1]
-    ks = k[y0 - y : y1 - y, x0 - x : x1 - x]
-    cs = c[y0 - y : y1 - y, x0 - x : x1 - x]
-    tmp = region * ks
-    tmp += cs
-    np.clip(tmp, 0.0, 255.0, out=tmp)
-    region[...] = tmp
-
-
-def _apply(planes: tuple[_U8, _U8, _U8], overlay: _Overlay, dy: int = 0) -> None:
-    y_plane, u_plane, v_plane = planes
-    top = overlay.y + dy
-    _blend(y_plane, overlay.x, top, overlay.k_y, overlay.c_y)
-    _blend(u_plane, overlay.x // 2, top // 2, overlay.k_c, overlay.c_c)
-    _blend(v_plane, overlay.x // 2, top // 2, overlay.k_c, overlay.c_c)
-
-
-def _mask_array(image: Image.Image) -> _F32:
-    return np.asarray(image, dtype=np.float32) * np.float32(1.0 / 255.0)
-
-
-def _fit_title(text: str, width: int, height: int) -> tuple[_Font, int, int, list[str]]:
-    """Wrap ``text`` at the largest font size at which it fits whole.
-
-    Returns ``(font, size, line_height, lines)``; at the smallest size the text is truncated
-    with an ellipsis if it still does not fit.
-    """
-    short = min(width, height)
-    max_w = width * 0.82
-    max_h = height * 0.56
-    sizes = sorted({max(8, round(short * f)) for f in (0.11, 0.09, 0.075, 0.062, 0.052)})[::-1]
-
-    def layout(size: int) -> tuple[_Font, int, int, list[str], bool]:
-        font = _load_font(size)
-        line_h = max(1, round(size * 1.3))
-        lines, truncated = _wrap(font, text, max_w, max(1, int(max_h // line_h)))
-        return font, size, line_h, lines, truncated
-
-    for size in sizes[:-1]:
-        font, size, line_h, lines, truncated = layout(size)
-        if not truncated:
-            return font, size, line_h, lines
-    font, size, line_h, lines, _ = layout(sizes[-1])
-    return font, size, line_h, lines
-
-
-def _title_overlay(prompt: str, width: int, height: int) -> _Overlay | None:
-    """Rasterise the prompt once: white text with a soft shadow on a translucent panel."""
-    text = _clean_text(prompt)
-    if not text:
-        return None
-    font, size, line_h, lines = _fit_title(text, width, height)
-    if not lines:
-        return None
-
-    pad = max(2, round(size * 0.55))
-    text_w = max(math.ceil(_text_width(font, line)) for line in lines)
-    block_w = max(2, min(_even(text_w + 2 * pad + 1), width))
-    block_h = max(2, min(_even(line_h * len(lines) + 2 * pad + 1), height))
-
-    ink_img = Image.new("L", (block_w, block_h), 0)
-    draw = ImageDraw.Draw(ink_img)
-    ascent, descent = font.getmetrics() if isinstance(font, ImageFont.FreeTypeFont) else (0, 0)
-    # Centre each line's em box (ascent+descent) inside its line slot.
-    top = pad + (line_h - (ascent + descent)) / 2
-    for index, line in enumerate(lines):
-        x = (block_w - _text_width(font, line)) / 2
-        draw.text((x, top + index * line_h), line, fill=255, font=font)
-
-    shadow_img = ink_img.filter(ImageFilter.GaussianBlur(radius=max(1.0, size * 0.08)))
-    panel_img = Image.new("L", (block_w, block_h), 0)
-    ImageDraw.Draw(panel_img).rounded_rectangle(
-        (0, 0, block_w - 1, block_h - 1), radius=max(1, round(pad * 0.8)), fill=255
-    )
-    ink = _mask_array(ink_img)
-    shade = np.maximum(_mask_array(panel_img) * np.float32(0.38), _mask_array(shadow_img))
-    shade = np.minimum(shade, np.float32(0.85))
-    x0 = _even((width - block_w) / 2)
-    y0 = _even((height - block_h) / 2)
-    return _Overlay.from_masks(x0, y0, shade, ink, _Y_WHITE)
-
-
-class _Timecode:
-    """Renders ``MM:SS.ss / MM:SS.ss`` from a glyph atlas (digits in fixed-width cells)."""
-
-    def __init__(self, size: int) -> None:
-        font = _load_font(size)
-        self.height = _even(size * 1.3 + 1)
-        digit_w = max(_text_width(font, d) for d in "0123456789")
-        self.glyphs: dict[str, _F32] = {}
-        for ch in "0123456789:./ ":
-            cell_w = max(1, math.ceil(digit_w if ch.isdigit() else _text_width(font, ch)))
-            img = Image.new("L", (cell_w, self.height), 0)
-            draw = ImageDraw.Draw(img)
-            draw.text(((cell_w - _text_width(font, ch)) / 2, size * 0.1), ch, fill=255, font=font)
-            self.glyphs[ch] = _mask_array(img)
-
-    @staticmethod
-    def format(seconds: float) -> str:
-        centis = max(0, round(seconds * 100))
-        minutes, rest = divmod(centis, 6000)
-        return f"{minutes:02d}:{rest // 100:02d}.{rest % 100:02d}"
-
-    def overlay(self, text: str, x: int, y: int) -> _Overlay:
-        mask = np.concatenate([self.glyphs[ch] for ch in text if ch in self.glyphs], axis=1)
-        if mask.shape[1] % 2:
-            mask = np.pad(mask, ((0, 0), (0, 1)))
-        # A faint shadow below the white digits keeps them readable on light gradients.
-        shade = np.zeros_like(mask)
-        shade[1:, 1:] = mask[:-1, :-1] * np.float32(0.6)
-        return _Overlay.from_masks(x, y, shade, mask, _Y_WHITE)
-
-
-# --------------------------------------------------------------------------- background
-
-
 class _Background:
     """Two travelling sine waves mixing three seed-picked colours.
 
@@ -397,7 +149,7 @@ class _Background:
         hues = (hue, (hue + rng.uniform(0.18, 0.42)) % 1.0, (hue + rng.uniform(0.5, 0.8)) % 1.0)
         colours = np.array(
             [
-                _rgb_to_yuv(colorsys.hsv_to_rgb(h, rng.uniform(0.5, 0.8), rng.uniform(0.5, 0.85)))
+                rgb_to_yuv(colorsys.hsv_to_rgb(h, rng.uniform(0.5, 0.8), rng.uniform(0.5, 0.85)))
                 for h in hues
             ],
             dtype=np.float64,
@@ -441,7 +193,7 @@ class _Background:
         # 65536*4 threshold) for BLAS to stay single-threaded: its spinning thread pool
         # otherwise fights x264's threads for the CPUs and slows the render by ~30%.
         # Bands also keep the float scratch buffer in cache for the clip/convert.
-        self.band = max(2, min(64, _even(_BLAS_BAND_MNK // (5 * width) - 1)))
+        self.band = max(2, min(64, even(_BLAS_BAND_MNK // (5 * width) - 1)))
         self.scratch: _F32 = np.empty((self.band, width), dtype=np.float32)
 
     def render(self, t: float, y_plane: _U8, u_plane: _U8, v_plane: _U8) -> None:
@@ -528,28 +280,28 @@ class _FramePainter:
         short = min(width, height)
         self.fps, self.frames = fps, frames
         self.background = _Background(width, height, spec.seed)
-        self.title = _title_overlay(spec.prompt, width, height)
+        self.title = title_overlay(spec.prompt, width, height)
         # Title animation: fade in while sliding up over ~0.8 s (a third of a short video);
         # fully visible on the last frame even for a one-frame video.
         self.fade_frames = max(1, min(round(0.8 * fps), frames // 3))
-        self.slide = _even(short * 0.05)
+        self.slide = even(short * 0.05)
 
-        margin = _even(short * 0.045)
-        bar_h = max(2, _even(short * 0.008))
+        margin = even(short * 0.045)
+        bar_h = max(2, even(short * 0.008))
         self.bar_x0, self.bar_x1 = margin, width - margin
         self.bar_y0 = height - margin - bar_h
         self.bar_y1 = self.bar_y0 + bar_h
-        self.track = _Overlay.from_masks(
+        self.track = Overlay.from_masks(
             self.bar_x0,
             self.bar_y0,
             np.full((bar_h, self.bar_x1 - self.bar_x0), 0.45, dtype=np.float32),
             np.zeros((bar_h, self.bar_x1 - self.bar_x0), dtype=np.float32),
             _Y_WHITE,
         )
-        self.timecode = _Timecode(max(8, round(short * 0.032)))
+        self.timecode = Timecode(max(8, round(short * 0.032)))
         self.tc_x = margin
-        self.tc_y = max(0, self.bar_y0 - self.timecode.height - _even(short * 0.01))
-        self.total_tc = _Timecode.format(frames / fps)
+        self.tc_y = max(0, self.bar_y0 - self.timecode.height - even(short * 0.01))
+        self.total_tc = Timecode.format(frames / fps)
 
         # yuv420p layout expected by av.VideoFrame.from_ndarray: Y, then U, then V.
         hw, hh = width // 2, height // 2
@@ -568,18 +320,18 @@ class _FramePainter:
         if self.title is not None:
             p = min(1.0, (index + 1) / self.fade_frames)
             eased = 1.0 - (1.0 - p) ** 3
-            _apply(self.planes, self.title.faded(eased), _even(self.slide * (1.0 - eased)))
+            apply_overlay(self.planes, self.title.faded(eased), even(self.slide * (1.0 - eased)))
 
-        _apply(self.planes, self.track)
-        fill_end = self.bar_x0 + _even((self.bar_x1 - self.bar_x0) * (index + 1) / self.frames)
+        apply_overlay(self.planes, self.track)
+        fill_end = self.bar_x0 + even((self.bar_x1 - self.bar_x0) * (index + 1) / self.frames)
         if fill_end > self.bar_x0:
             y0, y1, x0 = self.bar_y0, self.bar_y1, self.bar_x0
             y_plane[y0:y1, x0:fill_end] = int(_Y_WHITE)
             u_plane[y0 // 2 : y1 // 2, x0 // 2 : fill_end // 2] = int(_C_NEUTRAL)
             v_plane[y0 // 2 : y1 // 2, x0 // 2 : fill_end // 2] = int(_C_NEUTRAL)
 
-        label = f"{_Timecode.format(t)} / {self.total_tc}"
-        _apply(self.planes, self.timecode.overlay(label, self.tc_x, self.tc_y))
+        label = f"{Timecode.format(t)} / {self.total_tc}"
+        apply_overlay(self.planes, self.timecode.overlay(label, self.tc_x, self.tc_y))
         return self.buf
 
 
