@@ -1,0 +1,708 @@
+"""OpenRouter: the official SDK drives our fake unchanged; generations through our API end as
+documented for each OpenRouter behaviour and fault; the published catalog, the price rules
+and the callback signature."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import Executor, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from openrouter import OpenRouter, errors
+from PIL import Image
+from standardwebhooks.webhooks import Webhook
+
+from tests.fakes.base import sample_mp4
+from tests.fakes.minimax import MinimaxFake
+from tests.fakes.openrouter import OpenRouterFake
+from tests.support.harness import running, test_settings
+from tests.support.receiver import WebhookReceiver
+from tests.support.servers import serve_app
+from tests.support.video import decode
+from vidrouter.cli.catalog import _check as check_catalog
+from vidrouter.domain.catalog import load_catalog
+from vidrouter.engine.advance import MAX_TRIES
+from vidrouter.providers import http as provider_http
+from vidrouter.providers.base import (
+    AuthFailed,
+    ContentRejected,
+    JobState,
+    ProviderContext,
+    ProviderJob,
+    ProviderRequest,
+    ProviderUnavailable,
+)
+from vidrouter.providers.openrouter import (
+    FACTORY,
+    OpenRouterProvider,
+    price_per_second,
+    refine,
+    sign_callback,
+    verify_callback,
+)
+from vidrouter.settings import Settings
+
+KEY = "test-key"
+VIDEOS = "/api/v1/videos"
+ROUTED = {
+    "veo-3.1",
+    "veo-3.1-fast",
+    "kling-v3",
+    "hailuo-2.3",
+    "seedance-2",
+    "seedance-2-fast",
+    "seedance-2-mini",
+    "seedance-1.5-pro",
+    "wan-2.7",
+    "wan-2.6",
+    "gen4.5",
+}
+NO_BREAKER = {"circuit_failure_threshold": 1000}
+
+
+def png(width: int = 64, height: int = 36) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (40, 120, 200)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def data_uri(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode()
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[tuple[OpenRouterFake, str]]:
+    openrouter = OpenRouterFake(api_key=KEY)
+    async with serve_app(openrouter.app) as url:
+        yield openrouter, url
+
+
+def settings_for(
+    tmp_path: Path,
+    url: str,
+    *,
+    key: str | None = KEY,
+    scale: float = 0.01,
+    environ: dict[str, str] | None = None,
+    public_url: str | None = "https://videos.example.com",
+    **overrides: Any,
+) -> Settings:
+    env = {"VIDROUTER_OPENROUTER_BASE_URL": url + "/api", **(environ or {})}
+    if key is not None:
+        env["OPENROUTER_API_KEY"] = key
+    return test_settings(
+        tmp_path / "data",
+        environ=env,
+        provider_delay_scale=scale,
+        public_url=public_url,
+        **overrides,
+    )
+
+
+async def run_one(
+    tmp_path: Path,
+    url: str,
+    *,
+    scale: float = 0.01,
+    settings: dict[str, Any] | None = None,
+    **body: Any,
+) -> dict[str, Any]:
+    """Create one generation through our API and wait for its end."""
+    async with running(settings_for(tmp_path, url, scale=scale, **(settings or {}))) as app:
+        key = await app.new_key()
+        created = await app.create(key, **body)
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] in ("completed", "failed"), done
+        return done
+
+
+def context(settings: Settings, tmp_path: Path) -> ProviderContext:
+    def pool() -> Executor:
+        return ThreadPoolExecutor(1)
+
+    return ProviderContext(settings, tmp_path / "work", pool)
+
+
+# --- 1. the official SDK against the fake ----------------------------------------------------
+
+
+async def test_official_sdk_drives_the_fake(fake: tuple[OpenRouterFake, str]) -> None:
+    openrouter, url = fake
+    async with OpenRouter(
+        api_key=KEY, server_url=url + "/api/v1", x_open_router_title="vidrouter"
+    ) as client:
+        videos = client.video_generation
+        # the published catalog, parsed into the SDK's VideoModel
+        models = {m.id: m for m in (await videos.list_videos_models_async()).data}
+        assert models["google/veo-3.1"].supported_durations == [4, 6, 8]
+        assert models["runway/gen-4.5"].pricing_skus == {"cents_per_second_output": "12"}
+
+        # text to video: submit (202), poll to completion, download with the key
+        job = await videos.generate_async(
+            model="google/veo-3.1",
+            prompt="a fox in the snow",
+            duration=8,
+            aspect_ratio="16:9",
+            resolution="720p",
+            generate_audio=True,
+        )
+        assert job.status == "pending" and job.id.startswith("gen-vid-")
+        assert job.polling_url.endswith(f"/api/v1/videos/{job.id}")
+        with pytest.raises(errors.ConflictResponseError):  # not finished yet
+            await videos.get_video_content_async(job_id=job.id)
+        for _ in range(5):
+            status = await videos.get_generation_async(job_id=job.id)
+            if status.status == "completed":
+                break
+            assert status.status in ("pending", "in_progress")
+        assert status.status == "completed" and status.usage is not None
+        assert status.usage.cost == pytest.approx(3.2)
+        assert status.unsigned_urls == [f"{url}/api/v1/videos/{job.id}/content?index=0"]
+        content = await videos.get_video_content_async(job_id=job.id, index=0)
+        assert await content.aread() == sample_mp4(1.0, 320, 180)
+
+        # image to video: a first frame, inline
+        image = data_uri(png())
+        framed = await videos.generate_async(
+            model="kwaivgi/kling-v3.0-pro",
+            prompt="the waves roll in",
+            duration=5,
+            aspect_ratio="9:16",
+            frame_images=[
+                {"type": "image_url", "image_url": {"url": image}, "frame_type": "first_frame"}
+            ],
+        )
+        assert openrouter.created[-1]["frame_images"][0]["image_url"] == {"url": image}
+        assert (await videos.get_generation_async(job_id=framed.id)).status == "pending"
+
+        # OpenRouter's error answers, as the SDK classifies them
+        with pytest.raises(errors.BadRequestResponseError) as bad:
+            await videos.generate_async(model="google/veo-3.1", prompt="p", duration=5)
+        assert bad.value.data.error.code == 400
+        assert "duration" in bad.value.data.error.message
+        with pytest.raises(errors.NotFoundResponseError):
+            await videos.get_generation_async(job_id="gen-vid-0-missing")
+        openrouter.credits = 0
+        with pytest.raises(errors.PaymentRequiredResponseError):
+            await videos.generate_async(model="google/veo-3.1", prompt="p", duration=4)
+    async with OpenRouter(api_key="wrong", server_url=url + "/api/v1") as wrong:
+        with pytest.raises(errors.UnauthorizedResponseError):
+            await wrong.video_generation.get_generation_async(job_id=job.id)
+    assert openrouter.headers_seen[0]["x-openrouter-title"] == "vidrouter"
+
+
+# --- 2. end to end through our API -----------------------------------------------------------
+
+
+async def test_models_are_listed_only_with_the_key(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    _, url = fake
+    async with running(settings_for(tmp_path / "a", url)) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        models = {m["id"]: m for m in listed}
+        assert set(models) == ROUTED | {"local-preview"}
+        assert models["veo-3.1"]["pricing"] == {"per_second": 0.4, "currency": "USD"}
+        assert models["kling-v3"]["pricing"]["per_second"] == 0.112
+        assert models["seedance-2-fast"]["pricing"]["per_second"] == 0.09072
+        assert models["hailuo-2.3"]["durations"] == [6, 10]
+        # OpenRouter's narrower limits are what the model offers through it
+        assert models["wan-2.7"]["max_duration"] == 10
+        assert models["wan-2.6"]["durations"] == [5, 10]
+        assert models["wan-2.6"]["aspect_ratios"] == ["16:9", "9:16"]
+        assert models["gen4.5"]["aspect_ratios"] == ["16:9", "9:16"]
+    async with running(settings_for(tmp_path / "b", url, key=None)) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        assert not ROUTED & {m["id"] for m in listed}
+
+
+async def test_text_to_video_completes_with_video_and_signed_webhook(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    receiver = WebhookReceiver()
+    async with (
+        serve_app(receiver) as hook_url,
+        running(settings_for(tmp_path, url)) as app,
+    ):
+        key = await app.new_key()
+        created = await app.create(
+            key, model="veo-3.1", prompt="a red fox in the snow", duration=8, webhook_url=hook_url
+        )
+        assert created.status_code == 202, created.text
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+        assert done["status"] == "completed", done
+        assert done["route"] == "openrouter"
+        assert done["cost"] == {"amount": 3.2, "currency": "USD"}  # 8 s x $0.40
+        video = await app.client.get(done["video_url"])
+        [hook] = await receiver.wait_for(1)
+    info = decode(video.content, tmp_path)
+    assert (info.codec, info.width, info.height) == ("h264", 320, 180)
+    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
+    assert payload["id"] == done["id"] and payload["status"] == "completed"
+    [body] = openrouter.created
+    # our per-generation callback URL (a hint to poll; VIDROUTER_PUBLIC_URL is public here)
+    callback = body.pop("callback_url")
+    assert callback.startswith(f"https://videos.example.com/v1/provider-callbacks/{done['id']}/")
+    assert body == {
+        "model": "google/veo-3.1",
+        "prompt": "a red fox in the snow",
+        "duration": 8,
+        "session_id": done["id"],
+        "aspect_ratio": "16:9",
+        "resolution": "720p",
+        "generate_audio": True,
+    }
+    first = openrouter.headers_seen[0]
+    assert first["authorization"] == f"Bearer {KEY}"
+    assert (first["x-title"], first["http-referer"]) == ("vidrouter", "https://videos.example.com")
+    assert openrouter.download_headers[0]["authorization"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize("public_url", ["https://videos.example.com", None])
+async def test_image_to_video_sends_a_first_frame(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path, public_url: str | None
+) -> None:
+    """With a public content host OpenRouter gets our signed copy's URL; without one (a
+    loopback VIDROUTER_PUBLIC_URL), the image inline."""
+    openrouter, url = fake
+    image = data_uri(png(36, 64))
+    done = await run_one(
+        tmp_path,
+        url,
+        settings={"public_url": public_url},
+        model="kling-v3",
+        prompt="the lighthouse beam sweeps",
+        image_url=image,
+        aspect_ratio="9:16",
+        duration=5,
+    )
+    assert done["status"] == "completed", done
+    assert done["cost"] == {"amount": 0.56, "currency": "USD"}
+    [body] = openrouter.created
+    assert body["model"] == "kwaivgi/kling-v3.0-pro"
+    assert (body["aspect_ratio"], body["duration"], body["generate_audio"]) == ("9:16", 5, False)
+    assert "resolution" not in body
+    [frame] = body["frame_images"]
+    assert (frame["type"], frame["frame_type"]) == ("image_url", "first_frame")
+    if public_url:
+        assert frame["image_url"]["url"].startswith(public_url + "/")
+    else:
+        assert frame["image_url"] == {"url": image}
+
+
+async def test_route_options_reference_images_passthrough_and_signed_callback(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    """Options a catalog route may set, and a callback_url: OpenRouter signs its delivery and
+    `verify_callback` accepts it (and nothing else)."""
+    openrouter, url = fake
+    openrouter.allow_http_callbacks = True
+    receiver = WebhookReceiver()
+    provider = OpenRouterProvider(settings_for(tmp_path, url))
+    image = data_uri(png())
+    async with serve_app(receiver) as hook_url:
+        job = await provider.submit(
+            ProviderRequest(
+                generation_id="gen_1",
+                model="alibaba/wan-2.7",
+                prompt="a paper boat",
+                duration=4.0,
+                aspect_ratio="1:1",
+                image_url=image,
+                options={
+                    "image_as": "reference",
+                    "send_aspect_ratio": False,
+                    "provider_options": '{"alibaba": {"parameters": {"prompt_extend": false}}}',
+                },
+                callback_url=hook_url + "/openrouter",
+            )
+        )
+        status = await provider.poll(job)
+        while status.state in (JobState.QUEUED, JobState.RUNNING):
+            status = await provider.poll(job)
+        [delivery] = await receiver.wait_for(1)
+        await provider.aclose()
+    assert status.state is JobState.SUCCEEDED and status.data is not None
+    assert status.data["cost_usd"] == pytest.approx(0.4)
+    assert openrouter.created == [
+        {
+            "model": "alibaba/wan-2.7",
+            "prompt": "a paper boat",
+            "duration": 4,
+            "session_id": "gen_1",
+            "input_references": [{"type": "image_url", "image_url": {"url": image}}],
+            "callback_url": hook_url + "/openrouter",
+            "provider": {"options": {"alibaba": {"parameters": {"prompt_extend": False}}}},
+        }
+    ]
+    event = json.loads(delivery.body)
+    assert event["type"] == "video.generation.completed" and event["data"]["id"] == job.id
+    assert delivery.headers["x-openrouter-idempotency-key"] == f"{job.id}-completed"
+    secret = openrouter.webhook_secret
+    assert verify_callback(secret, delivery.headers, delivery.body)
+    assert not verify_callback("another-secret", delivery.headers, delivery.body)
+    assert not verify_callback(secret, delivery.headers, delivery.body + b" ")
+    assert not verify_callback(secret, delivery.headers, delivery.body, now=time.time() + 600)
+
+
+async def test_provider_limits_are_checked_before_any_request(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    async with running(settings_for(tmp_path, url)) as app:
+        key = await app.new_key()
+        cases: list[tuple[dict[str, Any], str]] = [
+            ({"model": "wan-2.7", "duration": 12}, "duration_too_long"),
+            ({"model": "wan-2.6", "duration": 15}, "duration_too_long"),
+            ({"model": "hailuo-2.3", "duration": 8}, "duration_unsupported"),
+            ({"model": "veo-3.1", "duration": 5}, "duration_unsupported"),
+            ({"model": "gen4.5", "aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
+            ({"model": "veo-3.1", "aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
+        ]
+        for extra, code in cases:
+            r = await app.create(key, prompt="p", **extra)
+            assert r.status_code == 400, r.text
+            assert r.json()["error"]["code"] == code, (extra, r.text)
+    assert openrouter.plan.requests == []
+
+
+@pytest.mark.parametrize("knob", ["moderate_prompts_containing", "flag_prompts_containing"])
+async def test_moderation_fails_with_content_policy(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path, knob: str
+) -> None:
+    openrouter, url = fake
+    setattr(openrouter, knob, "forbidden")
+    done = await run_one(tmp_path, url, model="veo-3.1", prompt="something forbidden")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "content_policy", done
+    assert done["video_url"] is None
+    assert openrouter.plan.count("POST", VIDEOS) == 1  # never tried again
+
+
+async def test_bad_images_fail_invalid_input(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    gif = data_uri(b"GIF89a\x01\x00\x01\x00", "image/gif")
+    async with running(settings_for(tmp_path / "a", url)) as app:
+        key = await app.new_key()
+        r = await app.create(key, model="kling-v3", prompt="p", image_url=gif)
+    assert r.status_code == 400 and r.json()["error"]["param"] == "image_url", r.text
+    assert openrouter.plan.requests == []  # refused before any call
+
+    openrouter.reject_images = True
+    done = await run_one(
+        tmp_path / "b", url, model="kling-v3", prompt="p", image_url=data_uri(png())
+    )
+    assert (done["status"], done["error"]["code"]) == ("failed", "invalid_input")
+    assert "could not be decoded" in done["error"]["message"]
+    assert openrouter.plan.count("POST", VIDEOS) == 1
+
+
+@pytest.mark.parametrize(
+    ("failure", "code", "jobs"),
+    [
+        ("The upstream provider returned an error", "provider_error", 3),
+        ("Generated video was rejected by content moderation", "content_policy", 1),
+        ("The input image has unsupported dimensions", "invalid_input", 1),
+    ],
+)
+async def test_job_failures_map_to_our_codes(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path, failure: str, code: str, jobs: int
+) -> None:
+    openrouter, url = fake
+    openrouter.fail_jobs_with = failure
+    done = await run_one(tmp_path, url, model="gen4.5", prompt="p", settings=NO_BREAKER)
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == code and failure in done["error"]["message"]
+    assert len(openrouter.created) == jobs  # OpenRouter's own failures are tried again (3x)
+
+
+async def test_expired_jobs_are_submitted_again(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    openrouter.expire_jobs = True
+    done = await run_one(tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER)
+    assert done["status"] == "failed" and done["error"]["code"] == "provider_error"
+    assert "expired" in done["error"]["message"]
+    assert len(openrouter.created) == 3
+
+
+@pytest.mark.parametrize(("times", "status"), [(1, "completed"), (-1, "failed")])
+async def test_a_job_openrouter_does_not_know_is_polled_again_then_given_up(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path, times: int, status: str
+) -> None:
+    openrouter, url = fake
+    openrouter.plan.add(
+        status=404,
+        path=VIDEOS + "/gen-vid-",
+        method="GET",
+        times=times,
+        body={"error": {"code": 404, "message": "Video generation job not found"}},
+    )
+    done = await run_one(tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER)
+    assert done["status"] == status, done
+    assert len(openrouter.created) == 1  # never paid for twice
+    if status == "failed":
+        assert done["error"]["code"] == "provider_error"
+        assert "no longer knows this job" in done["error"]["message"]
+        assert openrouter.plan.count("GET", VIDEOS + "/gen-vid-") == MAX_TRIES
+
+
+async def test_server_errors_then_success_complete(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    unavailable = {"error": {"code": 503, "message": "No available provider"}}
+    openrouter.plan.add(status=503, path=VIDEOS, method="POST", times=2, body=unavailable)
+    openrouter.plan.add(status=500, path=VIDEOS + "/gen-vid-", method="GET", times=2)
+    openrouter.plan.add(status=502, path="/content", times=2)
+    done = await run_one(tmp_path, url, model="seedance-2", prompt="p", settings=NO_BREAKER)
+    assert done["status"] == "completed", done
+    assert openrouter.plan.count("POST", VIDEOS) == 3
+    assert len(openrouter.created) == 1 and openrouter.plan.faults == []
+
+
+async def test_rate_limited_submit_waits_for_retry_after(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    limited = {"error": {"code": 429, "message": "Rate limit exceeded"}}
+    openrouter.plan.add(
+        status=429, path=VIDEOS, method="POST", times=2, retry_after=20, body=limited
+    )
+    started = asyncio.get_running_loop().time()
+    done = await run_one(tmp_path, url, model="veo-3.1-fast", prompt="p", settings=NO_BREAKER)
+    assert done["status"] == "completed", done
+    # Retry-After 20 s, scaled by 0.01, twice: without it backoff would be ~0.02 s
+    assert asyncio.get_running_loop().time() - started >= 0.4
+    assert openrouter.plan.count("POST", VIDEOS) == 3
+
+
+async def test_timeouts_dropped_connections_and_garbled_answers_are_retried(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    openrouter, url = fake
+    monkeypatch.setattr(provider_http, "DEFAULT_TIMEOUT", httpx.Timeout(0.5))
+    openrouter.plan.add(kind="malformed", path=VIDEOS, method="POST", times=1)
+    openrouter.plan.add(kind="drop", path=VIDEOS, method="POST", times=1)
+    openrouter.plan.add(kind="slow", delay=1.0, path=VIDEOS + "/gen-vid-", method="GET", times=1)
+    openrouter.plan.add(kind="drop", path=VIDEOS + "/gen-vid-", method="GET", times=1)
+    openrouter.plan.add(kind="malformed", path=VIDEOS + "/gen-vid-", method="GET", times=1)
+    done = await run_one(tmp_path, url, model="hailuo-2.3", prompt="p", settings=NO_BREAKER)
+    assert done["status"] == "completed", done
+    assert openrouter.plan.faults == []  # every fault was met
+    assert len(openrouter.created) == 1
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [({"api_key": "the-real-key"}, "No auth credentials"), ({"credits": 0.0}, "credits")],
+)
+async def test_rejected_key_or_no_credits_fail_provider_unavailable(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path, setup: dict[str, Any], message: str
+) -> None:
+    openrouter, url = fake
+    for name, value in setup.items():
+        setattr(openrouter, name, value)
+    done = await run_one(tmp_path, url, model="seedance-2-mini", prompt="p")
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "provider_unavailable" and message in done["error"]["message"]
+    assert openrouter.plan.count("POST", VIDEOS) == 1  # not retried
+
+
+async def test_a_job_that_never_finishes_times_out(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    openrouter.never_finish = True
+    # 40 minutes of patience scaled down to 2.4 s
+    done = await run_one(tmp_path, url, scale=0.001, model="seedance-1.5-pro", prompt="p")
+    assert done["status"] == "failed" and done["error"]["code"] == "timeout"
+    # OpenRouter has no cancel endpoint: nothing but creates and polls was sent
+    assert {method for method, _ in openrouter.plan.requests} == {"POST", "GET"}
+    assert len(openrouter.created) == 1
+
+
+async def test_job_cancelled_at_openrouter_fails_the_generation(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    openrouter.never_finish = True
+    async with running(settings_for(tmp_path, url)) as app:
+        key = await app.new_key()
+        created = await app.create(key, model="veo-3.1", prompt="p")
+        body = await app.wait_for(key, created.json()["id"], statuses=["in_progress"], timeout=10)
+        for job in openrouter.jobs.values():
+            job.status = "cancelled"  # cancelled on OpenRouter's side
+        done = await app.wait_for(key, body["id"], timeout=10)
+    assert done["status"] == "failed" and done["error"]["code"] == "provider_error"
+
+
+# --- 3. route choice between OpenRouter and the maker's own API ------------------------------
+
+
+async def test_the_cheaper_host_serves_unless_the_operator_pins_one(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    openrouter, url = fake
+    minimax = MinimaxFake(polls_before_done=1)
+    both = {"MINIMAX_API_KEY": KEY}
+    pinned = tmp_path / "catalog.toml"
+    pinned.write_text(
+        """
+[[models]]
+id = "hailuo-2.3"
+name = "MiniMax Hailuo 2.3"
+description = "Hailuo 2.3, OpenRouter first."
+provider = "MiniMax"
+capabilities = ["text-to-video", "image-to-video"]
+max_duration = 10
+default_duration = 6
+durations = [6, 10]
+aspect_ratios = ["16:9"]
+
+  [[models.routes]]
+  provider = "minimax"
+  model = "MiniMax-Hailuo-2.3"
+  price_per_second = 0.046667
+  priority = 10
+  [models.routes.options]
+  resolution = "768P"
+"""
+    )
+    async with serve_app(minimax.app()) as minimax_url:
+        both["VIDROUTER_MINIMAX_BASE_URL"] = minimax_url
+        for where, extra, host, price in (
+            ("cheapest", {}, "minimax", 0.046667),
+            ("pinned", {"catalog": pinned}, "openrouter", 0.0817),
+        ):
+            settings = settings_for(tmp_path / where, url, environ=both, **extra)
+            async with running(settings) as app:
+                key = await app.new_key()
+                listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()
+                [model] = [m for m in listed["data"] if m["id"] == "hailuo-2.3"]
+                assert model["pricing"]["per_second"] == price
+                created = await app.create(key, model="hailuo-2.3", prompt="a tram at dusk")
+                done = await app.wait_for(key, created.json()["id"], timeout=30)
+            assert (done["status"], done["route"]) == ("completed", host), done
+    assert len(minimax.tasks) == 1 and len(openrouter.created) == 1
+
+
+# --- 4. the published catalog, prices, errors, callbacks ------------------------------------
+
+
+async def test_published_models_match_our_routes(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    """`vidrouter catalog check`'s source: what OpenRouter publishes, priced as our routes ask,
+    agrees with every OpenRouter route in the built-in catalog."""
+    _, url = fake
+    assert FACTORY.published is not None
+    routes = [
+        (model, route)
+        for model in load_catalog().models
+        for route in model.routes
+        if route.provider == "openrouter"
+    ]
+    wanted = [route.provider_model for _, route in routes] + ["acme/not-served"]
+    found = await FACTORY.published(context(settings_for(tmp_path, url), tmp_path), wanted)
+    by_name = {p.provider_model: p for p in found}
+    assert set(by_name) == {route.provider_model for _, route in routes}
+    assert len(routes) == len(ROUTED)
+    for model, route in routes:
+        published = by_name[route.provider_model]
+        assert published.price_per_second == pytest.approx(route.price_per_second), route
+        assert published.durations is not None
+        assert set(route.durations or model.durations or ()) == set(published.durations)
+        assert published.max_duration == (route.max_duration or model.max_duration)
+        assert published.aspect_ratios is not None
+        assert set(route.aspect_ratios or model.aspect_ratios) <= set(published.aspect_ratios)
+
+
+async def test_catalog_check_finds_no_difference(
+    fake: tuple[OpenRouterFake, str], tmp_path: Path
+) -> None:
+    _, url = fake
+    differences, skipped = await check_catalog(settings_for(tmp_path, url))
+    assert [d for d in differences if d.route.startswith("openrouter:")] == []
+    assert "openrouter" not in {name for name, _ in skipped}
+
+
+def test_prices_from_pricing_skus() -> None:
+    veo = {
+        "duration_seconds_with_audio": "0.40",
+        "duration_seconds_without_audio": "0.20",
+        "duration_seconds_with_audio_4k": "0.60",
+    }
+    assert price_per_second(veo, "720p", True) == 0.40
+    assert price_per_second(veo, "720p", False) == 0.20
+    assert price_per_second(veo, "4K", True) == 0.60
+    assert price_per_second(veo) == 0.40  # the model's default: audio on
+    grok = {"cents_per_image_input": "1", "cents_per_video_output_second_720p": "14"}
+    assert price_per_second(grok, "720p") == 0.14
+    seedance = {"video_tokens": "0.000007", "video_tokens_1080p": "0.0000077"}
+    assert price_per_second(seedance, "1080p", True) == pytest.approx(0.37422)
+    kling = {"duration_seconds": "0.112", "duration_seconds_with_audio": "0.168"}
+    assert (price_per_second(kling, None, False), price_per_second(kling, None, True)) == (
+        0.112,
+        0.168,
+    )
+    assert price_per_second({"cents_per_megapixel_second_precise": "7.5"}) is None
+
+
+def _response(status: int, body: object) -> httpx.Response:
+    request = httpx.Request("POST", "https://openrouter.ai/api/v1/videos")
+    return httpx.Response(status, json=body, request=request)
+
+
+def test_error_bodies_are_refined() -> None:
+    flagged = _response(
+        403,
+        {"error": {"code": 403, "message": "Input was flagged", "metadata": {"reasons": ["hate"]}}},
+    )
+    refined = refine(provider_http.error_for(flagged))
+    assert isinstance(refined, ContentRejected) and refined.provider_code == "hate"
+    forbidden = _response(403, {"error": {"code": 403, "message": "Key is disabled"}})
+    assert isinstance(refine(provider_http.error_for(forbidden)), AuthFailed)
+    closed = _response(499, {"error": {"code": 499, "message": "Client closed request"}})
+    assert isinstance(refine(provider_http.error_for(closed)), ProviderUnavailable)
+
+
+def test_callback_signature_scheme() -> None:
+    body = b'{"type":"video.generation.failed","data":{"id":"gen-vid-1","status":"failed"}}'
+    stamp = "1795000000"
+    header = f"t={stamp},v1={sign_callback('s3cret', stamp, body)}"
+    assert verify_callback("s3cret", {"X-OpenRouter-Signature": header}, body, now=1795000100)
+    rotated = f"t={stamp},v1={'0' * 64},v1={sign_callback('s3cret', stamp, body)}"
+    assert verify_callback("s3cret", {"x-openrouter-signature": rotated}, body, now=1795000000)
+    for headers in (
+        {},
+        {"x-openrouter-signature": "v1=abc"},
+        {"x-openrouter-signature": f"t=soon,v1={sign_callback('s3cret', stamp, body)}"},
+    ):
+        assert not verify_callback("s3cret", headers, body, now=1795000000)
+    assert not verify_callback("", {"x-openrouter-signature": header}, body, now=1795000000)
+
+
+async def test_results_come_from_the_authenticated_content_endpoint(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, "http://127.0.0.1:9")
+    provider = OpenRouterProvider(settings)
+    ref = await provider.fetch_result(ProviderJob("gen-vid-1-abc"))
+    assert ref.url == "http://127.0.0.1:9/api/v1/videos/gen-vid-1-abc/content?index=0"
+    assert ref.headers == {"Authorization": f"Bearer {KEY}"}
+    await provider.cancel(ProviderJob("gen-vid-1-abc"))  # no cancel endpoint: nothing sent
+    await provider.aclose()
