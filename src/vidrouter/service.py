@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from vidrouter.api.limits import Limiter, LimitPolicy
 from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
@@ -61,6 +62,15 @@ class Service:
         self.catalog: Catalog = load_catalog(settings.catalog)
         self.keys = KeyStore(self.db, clock, cache_seconds=settings.key_cache_seconds)
         self.generations = GenerationStore(self.db)
+        self.limiter = Limiter.create(
+            self.db,
+            LimitPolicy(
+                requests_per_minute=settings.rate_limit_rpm,
+                max_concurrent=settings.max_concurrent_generations,
+            ),
+            redis_url=settings.redis_url,
+            clock=clock,
+        )
         self.deliveries = DeliveryStore(self.db)
         self.storage = LocalStorage(self.data_dir / "blobs")
         self._pool: Executor | None = None
@@ -215,15 +225,18 @@ class Service:
             await client.aclose()
         if self._pool is not None:
             _stop_pool(self._pool)
+        await self.limiter.aclose()
         await self.db.close()
 
 
 def _stop_pool(pool: Executor) -> None:
     """Stop the render processes now: a render cut short is started again by whichever
     worker next polls it, and waiting for it would hold up the exit."""
+    # Taken before shutdown(), which forgets them (and interpreter exit would then wait for
+    # every render in progress to finish).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
+    for process in processes:
         with contextlib.suppress(OSError, AttributeError):
             process.terminate()
 

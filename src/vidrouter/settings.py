@@ -67,6 +67,12 @@ class Settings(BaseSettings):
     # `keys revoke` command) is refused within this many seconds.
     key_cache_seconds: float = Field(default=5.0, ge=0)
 
+    # Limits per API key; a key's own (`vidrouter keys set-limits`) win over these.
+    rate_limit_rpm: int = Field(default=600, ge=1)
+    max_concurrent_generations: int = Field(default=50, ge=1)
+    # Rate counters in Redis (e.g. redis://127.0.0.1:6379/0) instead of the database.
+    redis_url: str | None = None
+
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)
     # Browser origins allowed to call the API (CORS). Empty: no CORS headers at all.

@@ -9,10 +9,10 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from vidrouter import __version__
-from vidrouter.api import errors, openapi
+from vidrouter.api import errors, limits, openapi
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
-from vidrouter.api.routes import callbacks, content, generations, health, models, videos
+from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
 from vidrouter.service import Service
 from vidrouter.settings import Settings
 
@@ -46,14 +46,17 @@ def create_app(
     )
     app.state.service = svc
     errors.install(app)
+    app.add_exception_handler(limits.RateLimited, limits.rate_limited_handler)
     openapi.install(app)
     app.include_router(models.router)
     app.include_router(generations.router)
     app.include_router(videos.router)
+    app.include_router(usage.router)
     app.include_router(content.router)
     app.include_router(callbacks.router)
     app.include_router(health.router)
     app.add_middleware(GenerationReadFastPath, service=svc)
+    app.add_middleware(limits.RateLimitHeaders)  # outside the fast path: it gets them too
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:
         app.add_middleware(
@@ -61,7 +64,7 @@ def create_app(
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "DELETE", "HEAD", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id"],
-            expose_headers=["X-Request-Id", "Location", "Retry-After"],
+            expose_headers=["X-Request-Id", "Location", "Retry-After", *limits.HEADER_NAMES],
         )
     app.add_middleware(RequestIdMiddleware)
     return app

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from vidrouter.api import limits
 from vidrouter.api.errors import AuthError
 from vidrouter.service import Service
 from vidrouter.store.keys import ApiKey
@@ -37,6 +38,7 @@ async def authenticate(request: Request, service: ServiceDep) -> ApiKey:
     if key is None:
         # Never echo the key back: it may be a real secret pasted in the wrong place.
         raise AuthError("invalid_api_key", "the API key is not valid (unknown or revoked)")
+    limits.enforce(await service.limiter.hit(request.scope, key))
     return key
 
 

@@ -49,6 +49,8 @@ class GenerationReadFastPath:
         key = await self.service.keys.authenticate(token)
         if key is None:
             return False
+        if not (await self.service.limiter.hit(scope, key)).allowed:
+            return False  # the routed endpoint answers the 429; the request is counted once
         generation_id = scope["path"][len("/v1/generations/") :]
         g = await self.service.generations.get(generation_id, account_id=key.account_id)
         if g is None:

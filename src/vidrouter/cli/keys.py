@@ -1,11 +1,13 @@
-"""`vidrouter keys create | list | revoke`: API keys, on the same data dir as `serve`."""
+"""`vidrouter keys create | list | revoke | rotate | rotate-webhook-secret | set-limits`:
+API keys, on the same data dir as `serve`."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from datetime import timedelta
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -15,11 +17,13 @@ from vidrouter.cli.common import settings_from
 from vidrouter.domain.clock import isoformat
 from vidrouter.settings import Settings
 from vidrouter.store.database import Database
-from vidrouter.store.keys import ApiKey, KeyStore, NewKey
+from vidrouter.store.keys import ApiKey, KeyStore, NewKey, Rotation
 
 T = TypeVar("T")
 
-app = typer.Typer(help="Create, list and revoke API keys.", no_args_is_help=True)
+app = typer.Typer(
+    help="Create, list, revoke and rotate API keys; set their limits.", no_args_is_help=True
+)
 console = Console()
 
 
@@ -41,7 +45,25 @@ def key_json(key: ApiKey) -> dict[str, object]:
         "prefix": key.prefix,
         "created_at": isoformat(key.created_at),
         "revoked_at": isoformat(key.revoked_at),
+        "expires_at": isoformat(key.expires_at),
+        "requests_per_minute": key.requests_per_minute,
+        "max_concurrent": key.max_concurrent,
     }
+
+
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+KeyId = Annotated[str, typer.Argument(help="The key's id.")]
+Grace = Annotated[
+    int,
+    typer.Option(min=0, help="How long the old one keeps working, in seconds (0: not at all)."),
+]
+Rpm = Annotated[
+    int | None, typer.Option("--rpm", min=1, help="Requests per minute (default: the service's).")
+]
+MaxConcurrent = Annotated[
+    int | None,
+    typer.Option(min=1, help="Unfinished generations at once (default: the service's)."),
+]
 
 
 @app.command()
@@ -51,11 +73,20 @@ def create(
     account: Annotated[
         str | None, typer.Option(help="Account id to add the key to (default: a new account).")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    rpm: Rpm = None,
+    max_concurrent: MaxConcurrent = None,
+    as_json: AsJson = False,
 ) -> None:
     """Create a key. The key and its webhook secret are shown once, now."""
     settings = settings_from(ctx)
-    new: NewKey = asyncio.run(_with_keys(settings, lambda ks: ks.create(name, account_id=account)))
+    new: NewKey = asyncio.run(
+        _with_keys(
+            settings,
+            lambda ks: ks.create(
+                name, account_id=account, requests_per_minute=rpm, max_concurrent=max_concurrent
+            ),
+        )
+    )
     if as_json:
         out = key_json(new.key) | {"key": new.plaintext, "webhook_secret": new.key.webhook_secret}
         typer.echo(json.dumps(out))
@@ -80,7 +111,7 @@ def list_keys(
         for key in keys:
             typer.echo(json.dumps(key_json(key)))
         return
-    table = Table("id", "name", "account", "prefix", "created", "revoked")
+    table = Table("id", "name", "account", "prefix", "created", "revoked", "expires", "limits")
     for key in keys:
         table.add_row(
             key.id,
@@ -89,14 +120,14 @@ def list_keys(
             key.prefix + "…",
             isoformat(key.created_at) or "",
             isoformat(key.revoked_at) or "",
+            isoformat(key.expires_at) or "",
+            _limits_text(key),
         )
     console.print(table)
 
 
 @app.command()
-def revoke(
-    ctx: typer.Context, key_id: Annotated[str, typer.Argument(help="The key's id.")]
-) -> None:
+def revoke(ctx: typer.Context, key_id: KeyId) -> None:
     """Revoke a key: requests with it are refused from now on."""
     settings = settings_from(ctx)
     done = asyncio.run(_with_keys(settings, lambda ks: ks.revoke(key_id)))
@@ -104,3 +135,122 @@ def revoke(
         console.print(f"[red]no active key with id {key_id}[/red]")
         raise typer.Exit(1)
     console.print(f"revoked {key_id}")
+
+
+@app.command()
+def rotate(
+    ctx: typer.Context, key_id: KeyId, grace_seconds: Grace = 86400, as_json: AsJson = False
+) -> None:
+    """Replace a key; the old one keeps working for the grace period.
+
+    The new key is in the same account, with the same name (plus " (rotated)"), webhook
+    secret and limits. It is shown once, now.
+    """
+    settings = settings_from(ctx)
+    grace = timedelta(seconds=grace_seconds)
+    done: Rotation | None = asyncio.run(
+        _with_keys(settings, lambda ks: ks.rotate(key_id, grace=grace))
+    )
+    if done is None:
+        _no_key(key_id)
+    new, old = done.new, done.old
+    if as_json:
+        out = key_json(new.key) | {
+            "key": new.plaintext,
+            "webhook_secret": new.key.webhook_secret,
+            "rotated_from": old.id,
+            "old_key_expires_at": isoformat(old.expires_at),
+        }
+        typer.echo(json.dumps(out))
+        return
+    console.print(f"[bold]API key[/bold] {new.key.id} ({new.key.name}) replaces {old.id}")
+    console.print(f"  key:            [green]{new.plaintext}[/green]")
+    console.print(f"  webhook secret: [green]{new.key.webhook_secret}[/green] (unchanged)")
+    console.print(f"{old.id} keeps working until {isoformat(old.expires_at)}.")
+    console.print("The key is shown only now: store it somewhere safe.")
+
+
+@app.command("rotate-webhook-secret")
+def rotate_webhook_secret(
+    ctx: typer.Context, key_id: KeyId, grace_seconds: Grace = 86400, as_json: AsJson = False
+) -> None:
+    """Give a key a new webhook secret; the previous one is honoured for the grace period.
+
+    Until the grace period ends every delivery is signed with both secrets, so a receiver
+    holding either verifies it, and receivers can switch at any time.
+    """
+    settings = settings_from(ctx)
+    grace = timedelta(seconds=grace_seconds)
+    key = asyncio.run(
+        _with_keys(settings, lambda ks: ks.rotate_webhook_secret(key_id, grace=grace))
+    )
+    if key is None:
+        _no_key(key_id)
+    until = isoformat(key.previous_secret_expires_at)
+    if as_json:
+        out = {
+            "id": key.id,
+            "webhook_secret": key.webhook_secret,
+            "previous_secret_expires_at": until,
+        }
+        typer.echo(json.dumps(out))
+        return
+    console.print(f"new webhook secret of {key.id}: [green]{key.webhook_secret}[/green]")
+    if until is not None:
+        console.print(f"Deliveries are signed with the previous secret too until {until}.")
+    console.print("The secret is shown only now: store it somewhere safe.")
+
+
+@app.command("set-limits")
+def set_limits(
+    ctx: typer.Context,
+    key_id: KeyId,
+    rpm: Rpm = None,
+    max_concurrent: MaxConcurrent = None,
+    clear: Annotated[
+        bool, typer.Option("--clear", help="Drop the key's own limits: the defaults apply.")
+    ] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Set a key's own rate and concurrency limits.
+
+    A limit not given keeps its value; --clear drops both (the service's defaults apply).
+    Running servers apply the change within their key cache time.
+    """
+    if rpm is None and max_concurrent is None and not clear:
+        raise typer.BadParameter("give --rpm, --max-concurrent or --clear")
+    settings = settings_from(ctx)
+
+    async def change(ks: KeyStore) -> ApiKey | None:
+        key = await ks.get(key_id)
+        if key is None or key.revoked_at is not None:
+            return None
+        keep_rpm = None if clear else key.requests_per_minute
+        keep_max = None if clear else key.max_concurrent
+        return await ks.set_limits(
+            key_id,
+            requests_per_minute=rpm if rpm is not None else keep_rpm,
+            max_concurrent=max_concurrent if max_concurrent is not None else keep_max,
+        )
+
+    key = asyncio.run(_with_keys(settings, change))
+    if key is None:
+        _no_key(key_id)
+    if as_json:
+        typer.echo(json.dumps(key_json(key)))
+        return
+    console.print(f"limits of {key.id}: {_limits_text(key)}")
+
+
+def _limits_text(key: ApiKey) -> str:
+    rpm = key.requests_per_minute
+    most = key.max_concurrent
+    return (
+        f"{rpm if rpm is not None else 'default'} rpm, "
+        f"{most if most is not None else 'default'} concurrent"
+    )
+
+
+def _no_key(key_id: str) -> NoReturn:
+    console.print(f"[red]no active key with id {key_id}[/red]")
+    raise typer.Exit(1)

@@ -165,7 +165,8 @@ Index(
 )
 
 # Fixed-window request counters shared by every process: one row per counter (e.g. a key's
-# requests per minute), reset in place when a new window starts.
+# requests per minute), reset in place when a new window starts. UNLOGGED on PostgreSQL
+# (migration 0004): cheap to write, and nothing is lost that matters after a crash.
 rate_counters = Table(
     "rate_counters",
     metadata,

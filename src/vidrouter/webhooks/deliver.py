@@ -86,8 +86,8 @@ class WebhookSender:
 
     async def _send(self, delivery: Delivery) -> tuple[int | None, str | None]:
         """The response status and, on failure, why."""
-        secret = await self._secret(delivery)
-        if secret is None:
+        secrets = await self._secrets(delivery)
+        if not secrets:
             return None, "the API key of this generation no longer exists"
         try:
             await check_url(delivery.url, allow_private=self._allow_private)
@@ -96,7 +96,7 @@ class WebhookSender:
         headers = {
             "content-type": "application/json",
             "user-agent": USER_AGENT,
-            **signature_headers(secret, delivery.id, self._clock(), delivery.payload),
+            **signature_headers(secrets, delivery.id, self._clock(), delivery.payload),
         }
         try:
             response = await self._client.post(
@@ -110,11 +110,12 @@ class WebhookSender:
             return response.status_code, None
         return response.status_code, f"answered {response.status_code}"
 
-    async def _secret(self, delivery: Delivery) -> str | None:
+    async def _secrets(self, delivery: Delivery) -> tuple[str, ...]:
+        """The key's current webhook secret, and its previous one during a rotation."""
         if delivery.api_key_id is None:
-            return None
+            return ()
         key = await self._keys.get(delivery.api_key_id)
-        return key.webhook_secret if key is not None else None
+        return key.webhook_secrets(self._clock()) if key is not None else ()
 
 
 def webhook_client(timeout: float) -> httpx.AsyncClient:

@@ -124,6 +124,7 @@ async def create_video(request: Request, service: ServiceDep, key: CurrentKey) -
         checked = actions.check_create(service, body)
     except InvalidRequest as exc:
         raise wire.rename_error(exc, req) from None
+    await service.limiter.check_concurrency(key)
     g = await actions.accept(service, key, checked)
     return JSONResponse(wire.video_object(g))
 
