@@ -481,3 +481,37 @@ async def test_service_refuses_a_create_over_the_concurrency_limit(limited: Harn
         assert response.json()["error"]["code"] == "concurrency_limit_exceeded"
         assert response.headers["retry-after"] == "10"
         assert "ratelimit" in response.headers
+
+
+async def test_batched_counters_are_exact_in_one_process_and_write_rarely(
+    database_url: str,
+) -> None:
+    from vidrouter.store import Database
+    from vidrouter.store.counters import BatchedRateCounters, StoreRateCounters
+
+    db = Database(database_url)
+    await db.migrate()
+    writes = 0
+    inner = StoreRateCounters(db)
+
+    class Counting:
+        async def hit(self, name: str, **kw: int) -> object:
+            nonlocal writes
+            writes += 1
+            return await inner.hit(name, **kw)
+
+        async def aclose(self) -> None:
+            pass
+
+    try:
+        batched = BatchedRateCounters(Counting(), sync_seconds=60)  # type: ignore[arg-type]
+        counts = [
+            (await batched.hit("rpm:k", window_start=0, window_seconds=60)).count for _ in range(50)
+        ]
+        assert counts == list(range(1, 51))  # every request counted, in order
+        assert writes == 1  # one shared write for fifty requests
+        # Another process's batch: the next sync reads the shared total.
+        other = BatchedRateCounters(StoreRateCounters(db), sync_seconds=0)
+        assert (await other.hit("rpm:k", window_start=0, window_seconds=60)).count == 2
+    finally:
+        await db.close()

@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     max_concurrent_generations: int = Field(default=50, ge=1)
     # Rate counters in Redis (e.g. redis://127.0.0.1:6379/0) instead of the database.
     redis_url: str | None = None
+    # Rate counts are kept in memory and added to the shared counter this often: one
+    # shared write per key per interval. 0: every request writes (exact across processes).
+    rate_limit_sync_seconds: float = Field(default=0.25, ge=0)
 
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)

@@ -34,6 +34,7 @@ from vidrouter.api.errors import error_response
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.errors import RequestError
 from vidrouter.store.counters import (
+    BatchedRateCounters,
     CountersUnavailable,
     RateCounters,
     StoreRateCounters,
@@ -143,9 +144,14 @@ class Limiter:
         *,
         redis_url: str | None = None,
         clock: Clock = utcnow,
+        sync_seconds: float = 0.0,
     ) -> Limiter:
-        """Counters in Redis when `redis_url` is set, else in the database."""
-        return cls(rate_counters(db, redis_url), UnfinishedGenerations(db), policy, clock=clock)
+        """Counters in Redis when `redis_url` is set, else in the database; with
+        `sync_seconds`, counted in memory and shared that often (see BatchedRateCounters)."""
+        counters = rate_counters(db, redis_url)
+        if sync_seconds > 0:
+            counters = BatchedRateCounters(counters, sync_seconds)
+        return cls(counters, UnfinishedGenerations(db), policy, clock=clock)
 
     async def hit(self, scope: Scope, key: ApiKey) -> RateDecision:
         """Count this request against the key's per-minute budget, once per request (the

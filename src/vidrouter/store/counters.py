@@ -9,6 +9,7 @@ rate backend.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -33,7 +34,9 @@ class Hit:
 
 
 class RateCounters(Protocol):
-    async def hit(self, name: str, *, window_start: int, window_seconds: int) -> Hit:
+    async def hit(
+        self, name: str, *, window_start: int, window_seconds: int, amount: int = 1
+    ) -> Hit:
         """Count one request against counter `name` in the window starting at
         `window_start` (a multiple of `window_seconds`)."""
         ...
@@ -53,11 +56,12 @@ class StoreRateCounters:
         self._db = db
         self._upsert = _upsert_statement(db.dialect)
 
-    async def hit(self, name: str, *, window_start: int, window_seconds: int) -> Hit:
+    async def hit(
+        self, name: str, *, window_start: int, window_seconds: int, amount: int = 1
+    ) -> Hit:
         async with self._db.read() as conn:  # an autocommit connection: see the docstring
-            row = (
-                await conn.execute(self._upsert, {"name": name, "window_start": window_start})
-            ).one()
+            params = {"name": name, "window_start": window_start, "amount": amount}
+            row = (await conn.execute(self._upsert, params)).one()
         return Hit(count=int(row.hits), window_start=int(row.window_start))
 
     async def aclose(self) -> None:
@@ -69,12 +73,14 @@ def _upsert_statement(dialect_name: str) -> Any:
     (both spell it the same, but SQLAlchemy builds it per dialect)."""
     insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
     t = rate_counters
-    stmt = insert(t).values(name=bindparam("name"), window_start=bindparam("window_start"), hits=1)
+    stmt = insert(t).values(
+        name=bindparam("name"), window_start=bindparam("window_start"), hits=bindparam("amount")
+    )
     newer = stmt.excluded.window_start > t.c.window_start
     return stmt.on_conflict_do_update(
         index_elements=[t.c.name],
         set_={
-            "hits": case((newer, 1), else_=t.c.hits + 1),
+            "hits": case((newer, stmt.excluded.hits), else_=t.c.hits + stmt.excluded.hits),
             "window_start": case((newer, stmt.excluded.window_start), else_=t.c.window_start),
         },
     ).returning(t.c.hits, t.c.window_start)
@@ -100,3 +106,50 @@ class UnfinishedGenerations:
                 )
             )
         return int(value or 0)
+
+
+@dataclass
+class _Local:
+    window_start: int
+    shared: int = 0  # the shared count as this process last read it
+    pending: int = 0  # counted here, not yet added to the shared count
+    synced_at: float = float("-inf")
+
+
+class BatchedRateCounters:
+    """Counts in memory and adds to the shared counter at most every `sync_seconds` per
+    counter: one shared write per key and interval instead of one per request, so a busy
+    poller costs the database nothing much. A decision uses the shared count as last read
+    plus what this process counted since; processes together may overshoot a limit by what
+    they count within one interval."""
+
+    def __init__(self, inner: RateCounters, sync_seconds: float) -> None:
+        self._inner = inner
+        self._sync = sync_seconds
+        self._local: dict[str, _Local] = {}
+
+    async def hit(
+        self, name: str, *, window_start: int, window_seconds: int, amount: int = 1
+    ) -> Hit:
+        local = self._local.get(name)
+        if local is None or local.window_start != window_start:
+            local = self._local[name] = _Local(window_start)
+        local.pending += amount
+        now = time.monotonic()
+        if now - local.synced_at < self._sync:
+            return Hit(local.shared + local.pending, window_start)
+        sending, local.pending, local.synced_at = local.pending, 0, now
+        try:
+            shared = await self._inner.hit(
+                name, window_start=window_start, window_seconds=window_seconds, amount=sending
+            )
+        except CountersUnavailable:
+            local.pending += sending
+            raise
+        local.shared = shared.count
+        if len(self._local) > 50_000:  # old keys' windows: forget them
+            self._local = {k: v for k, v in self._local.items() if v.window_start >= window_start}
+        return Hit(local.shared + local.pending, shared.window_start)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

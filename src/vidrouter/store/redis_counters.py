@@ -26,11 +26,13 @@ class RedisRateCounters:
         )
         return cls(client, prefix=prefix)
 
-    async def hit(self, name: str, *, window_start: int, window_seconds: int) -> Hit:
+    async def hit(
+        self, name: str, *, window_start: int, window_seconds: int, amount: int = 1
+    ) -> Hit:
         key = f"{self._prefix}{name}:{window_start}"
         try:
             async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.incr(key)
+                pipe.incrby(key, amount)
                 # Twice the window: a lagging clock elsewhere may still count into it.
                 pipe.expire(key, window_seconds * 2)
                 count, _ = await pipe.execute()
