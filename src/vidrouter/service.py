@@ -70,6 +70,7 @@ class Service:
             ),
             redis_url=settings.redis_url,
             clock=clock,
+            sync_seconds=settings.rate_limit_sync_seconds,
         )
         self.deliveries = DeliveryStore(self.db)
         self.storage = LocalStorage(self.data_dir / "blobs")
