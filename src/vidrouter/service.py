@@ -39,7 +39,7 @@ from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.store.routes import RouteStore
 from vidrouter.store.values import get_or_create_secret
-from vidrouter.webhooks.deliver import WebhookSender, webhook_client
+from vidrouter.webhooks.deliver import WebhookSender
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +129,7 @@ class Service:
         download_client = httpx.AsyncClient(
             timeout=httpx.Timeout(60.0, connect=10.0), follow_redirects=True, trust_env=False
         )
-        hook_client = webhook_client(settings.webhook_timeout_seconds)
-        self._http += [download_client, hook_client]
+        self._http.append(download_client)
         advancer = Advancer(
             self.catalog,
             self.providers,
@@ -152,10 +151,10 @@ class Service:
         sender = WebhookSender(
             self.deliveries,
             self.keys,
-            hook_client,
             owner=self.owner,
             schedule=settings.webhook_retry_schedule,
             allow_private=settings.allow_private_webhook_urls,
+            timeout=settings.webhook_timeout_seconds,
             clock=self.clock,
         )
         self.webhook_loop = WorkLoop(

@@ -1,17 +1,17 @@
 """Input images for image-to-video: a `data:` URI decoded, or an http(s) URL fetched through
-the outbound guard, checked to be a PNG or JPEG of bounded size."""
+the outbound guard (`net.fetch.guarded_get`), checked to be a PNG or JPEG of bounded size."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 
-import httpx
-
-from vidrouter.net.guard import ForbiddenAddress, check_url
+from vidrouter.net.fetch import ResponseTooLarge, guarded_get
+from vidrouter.net.guard import ForbiddenAddress, OutboundError
 from vidrouter.providers.base import InvalidInput, ProviderUnavailable
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+FETCH_TIMEOUT = 60.0  # the whole download, not each read
 _SIGNATURES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
 
 
@@ -40,24 +40,17 @@ async def load_image(url: str, *, allow_private: bool) -> tuple[bytes, str]:
     if url.startswith("data:"):
         return decode_data_uri(url)
     try:
-        await check_url(url, allow_private=allow_private)
+        status, _, data = await guarded_get(
+            url, allow_private=allow_private, max_bytes=MAX_IMAGE_BYTES, timeout=FETCH_TIMEOUT
+        )
     except ForbiddenAddress as exc:
         raise InvalidInput(f"image_url refused: {exc}") from exc
-    async with httpx.AsyncClient(timeout=30.0, follow_redirects=False, trust_env=False) as client:
-        try:
-            async with client.stream("GET", url) as response:
-                if response.status_code != 200:
-                    raise InvalidInput(f"image_url answered {response.status_code}")
-                chunks = []
-                size = 0
-                async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > MAX_IMAGE_BYTES:
-                        raise InvalidInput("the image is larger than 20 MiB")
-                    chunks.append(chunk)
-        except httpx.HTTPError as exc:
-            raise ProviderUnavailable(f"image_url could not be fetched: {exc}") from exc
-    data = b"".join(chunks)
+    except ResponseTooLarge as exc:
+        raise InvalidInput("the image is larger than 20 MiB") from exc
+    except OutboundError as exc:
+        raise ProviderUnavailable(f"image_url could not be fetched: {exc}") from exc
+    if status != 200:
+        raise InvalidInput(f"image_url answered {status}")
     return data, sniff(data)
 
 

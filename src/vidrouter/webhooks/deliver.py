@@ -1,8 +1,10 @@
 """Sending webhook deliveries: signed POSTs, retried on a schedule that survives restarts.
 
 Any 2xx within the timeout is success. Anything else (another status, a timeout, a refused
-connection, a redirect: redirects are never followed) is a failed try; the next try waits
-for the next delay of the schedule, and after the last one the delivery is marked failed.
+connection, a redirect: redirects are never followed, an address the outbound guard refuses)
+is a failed try; the next try waits for the next delay of the schedule, and after the last one
+the delivery is marked failed. Requests go through `net.fetch.guarded_post`: the URL's host is
+resolved once, checked, and the connection pinned to the checked address.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ import logging
 from collections.abc import Sequence
 from datetime import timedelta
 
-import httpx
-
 from vidrouter.domain.clock import Clock
-from vidrouter.net.guard import ForbiddenAddress, check_url
+from vidrouter.net.fetch import OutboundTimeout, guarded_post
+from vidrouter.net.guard import ForbiddenAddress, OutboundError
 from vidrouter.store.deliveries import DELIVERED, FAILED, PENDING, Delivery, DeliveryStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.webhooks.sign import signature_headers
@@ -29,19 +30,19 @@ class WebhookSender:
         self,
         deliveries: DeliveryStore,
         keys: KeyStore,
-        client: httpx.AsyncClient,
         *,
         owner: str,
         schedule: Sequence[float],
         allow_private: bool,
+        timeout: float,
         clock: Clock,
     ) -> None:
         self._deliveries = deliveries
         self._keys = keys
-        self._client = client
         self._owner = owner
         self._schedule = tuple(schedule)
         self._allow_private = allow_private
+        self._timeout = timeout
         self._clock = clock
 
     async def handle(self, delivery: Delivery) -> None:
@@ -89,26 +90,28 @@ class WebhookSender:
         secrets = await self._secrets(delivery)
         if not secrets:
             return None, "the API key of this generation no longer exists"
-        try:
-            await check_url(delivery.url, allow_private=self._allow_private)
-        except ForbiddenAddress as exc:
-            return None, f"refused: {exc}"
         headers = {
             "content-type": "application/json",
             "user-agent": USER_AGENT,
             **signature_headers(secrets, delivery.id, self._clock(), delivery.payload),
         }
         try:
-            response = await self._client.post(
-                delivery.url, content=delivery.payload.encode("utf-8"), headers=headers
+            status_code = await guarded_post(
+                delivery.url,
+                content=delivery.payload.encode("utf-8"),
+                headers=headers,
+                allow_private=self._allow_private,
+                timeout=self._timeout,
             )
-        except httpx.TimeoutException:
+        except ForbiddenAddress as exc:
+            return None, f"refused: {exc}"
+        except OutboundTimeout:
             return None, "timed out"
-        except httpx.HTTPError as exc:
-            return None, f"{type(exc).__name__}: {exc}"
-        if 200 <= response.status_code < 300:
-            return response.status_code, None
-        return response.status_code, f"answered {response.status_code}"
+        except OutboundError as exc:
+            return None, str(exc)
+        if 200 <= status_code < 300:
+            return status_code, None
+        return status_code, f"answered {status_code}"
 
     async def _secrets(self, delivery: Delivery) -> tuple[str, ...]:
         """The key's current webhook secret, and its previous one during a rotation."""
@@ -116,12 +119,3 @@ class WebhookSender:
             return ()
         key = await self._keys.get(delivery.api_key_id)
         return key.webhook_secrets(self._clock()) if key is not None else ()
-
-
-def webhook_client(timeout: float) -> httpx.AsyncClient:
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout),
-        follow_redirects=False,
-        limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
-        trust_env=False,
-    )

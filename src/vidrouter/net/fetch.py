@@ -1,0 +1,120 @@
+"""GET and POST to URLs that users chose (image URLs, webhooks), through the guard.
+
+Each call opens its own guarded client (`guard.guarded_client`): the host is resolved once,
+every address checked, the connection pinned to a checked one. Redirects are never followed
+(a 3xx is returned as it is), `timeout` bounds the whole exchange, not only each read, so a
+server that drips a byte a second cannot hold us, and a body is read up to `max_bytes` and
+no further. Bodies are taken uncompressed only: a decompressor could turn a small response
+into an unbounded one before any cap sees it.
+
+Errors: `ForbiddenAddress` (never sent), `OutboundTimeout`, `ResponseTooLarge` and
+`OutboundFailed` (connection, TLS or protocol failure), all `guard.OutboundError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+
+import httpx
+
+from vidrouter.net.guard import ForbiddenAddress, OutboundError, Resolver, guarded_client
+
+__all__ = [
+    "OutboundFailed",
+    "OutboundTimeout",
+    "ResponseTooLarge",
+    "guarded_get",
+    "guarded_post",
+]
+
+
+class OutboundTimeout(OutboundError):
+    """No complete answer within the time allowed."""
+
+
+class ResponseTooLarge(OutboundError):
+    """The body is larger than the caller accepts; reading stopped at the cap."""
+
+
+class OutboundFailed(OutboundError):
+    """The connection, TLS or HTTP exchange failed."""
+
+
+async def guarded_get(
+    url: str,
+    *,
+    allow_private: bool,
+    max_bytes: int,
+    timeout: float,  # noqa: ASYNC109 (also sets the per-read limits)
+    headers: Mapping[str, str] | None = None,
+    resolver: Resolver | None = None,
+) -> tuple[int, str | None, bytes]:
+    """`(status, content type, body)` of a GET; the body of any status, at most `max_bytes`."""
+    sent = {"accept-encoding": "identity", **(headers or {})}
+    async with (
+        _guarded(url, allow_private=allow_private, timeout=timeout, resolver=resolver) as client,
+        client.stream("GET", url, headers=sent) as response,
+    ):
+        body = await _read_capped(response, max_bytes)
+        return response.status_code, response.headers.get("content-type"), body
+
+
+async def guarded_post(
+    url: str,
+    *,
+    content: bytes,
+    headers: Mapping[str, str],
+    allow_private: bool,
+    timeout: float,  # noqa: ASYNC109 (also sets the per-read limits)
+    resolver: Resolver | None = None,
+) -> int:
+    """The status of a POST. The response body is never read (the connection is closed)."""
+    async with (
+        _guarded(url, allow_private=allow_private, timeout=timeout, resolver=resolver) as client,
+        client.stream("POST", url, content=content, headers=dict(headers)) as response,
+    ):
+        return response.status_code
+
+
+@contextlib.asynccontextmanager
+async def _guarded(
+    url: str,
+    *,
+    allow_private: bool,
+    timeout: float,  # noqa: ASYNC109 (also sets the per-read limits)
+    resolver: Resolver | None,
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A one-request guarded client under a deadline, with its failures as OutboundErrors."""
+    if not url.lower().startswith(("http://", "https://")):
+        raise ForbiddenAddress("not an absolute http(s) URL")
+    try:
+        async with (
+            asyncio.timeout(timeout),
+            guarded_client(allow_private=allow_private, timeout=timeout, resolver=resolver) as c,
+        ):
+            yield c
+    except (TimeoutError, httpx.TimeoutException) as exc:
+        raise OutboundTimeout(f"no complete answer within {timeout:g} s") from exc
+    except httpx.InvalidURL as exc:
+        raise ForbiddenAddress(f"not a valid http(s) URL: {exc}") from exc
+    except httpx.HTTPError as exc:
+        raise OutboundFailed(f"{type(exc).__name__}: {exc}") from exc
+
+
+async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise OutboundFailed(f"the response is compressed ({encoding}); identity was asked for")
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise ResponseTooLarge(f"the response is {declared} bytes; at most {max_bytes} accepted")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > max_bytes:
+            raise ResponseTooLarge(f"the response is larger than {max_bytes} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
