@@ -54,10 +54,13 @@ async def _wait_ready(url: str, timeout: float = 60) -> None:
 
 
 async def _keep_rendering(
-    client: httpx.AsyncClient, base: str, headers: dict[str, str], stop: asyncio.Event
+    client: httpx.AsyncClient,
+    base: str,
+    headers: dict[str, str],
+    stop: asyncio.Event,
+    live: list[str],
 ) -> int:
     """Keep 4 generations of 20 s video in progress until told to stop."""
-    live: list[str] = []
     made = 0
     while not stop.is_set():
         for gid in list(live):
@@ -89,7 +92,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     )
     cli = [sys.executable, "-m", "vidrouter.cli"]
     made = subprocess.run(
-        [*cli, "keys", "create", "--name", "bench", "--json"],
+        [*cli, "keys", "create", "--name", "bench", "--rpm", "1000000000", "--json"],
         env=env,
         capture_output=True,
         text=True,
@@ -123,13 +126,22 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             results["idle"] = idle.summary()
 
             stop = asyncio.Event()
-            feeder = asyncio.create_task(_keep_rendering(client, base, headers, stop))
+            live: list[str] = []
+            feeder = asyncio.create_task(_keep_rendering(client, base, headers, stop, live))
             await asyncio.sleep(3)  # let 4 renders get going
             busy = await run_load(
                 url, seconds=args.seconds, connections=args.connections, headers=headers
             )
-            stop.set()
             results["while_4_renders"] = busy.summary()
+            # An unfinished generation is read from the database on every poll (no cache).
+            unfinished = await run_load(
+                f"{base}/v1/generations/{live[0]}",
+                seconds=args.seconds,
+                connections=args.connections,
+                headers=headers,
+            )
+            results["in_progress_while_4_renders"] = unfinished.summary()
+            stop.set()
             results["while_4_renders"]["generations_started"] = await feeder
             for status in ("in_progress", "queued"):
                 listing = await client.get(

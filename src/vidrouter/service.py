@@ -61,7 +61,7 @@ class Service:
         self.db = Database(settings.resolved_database_url)
         self.catalog: Catalog = load_catalog(settings.catalog)
         self.keys = KeyStore(self.db, clock, cache_seconds=settings.key_cache_seconds)
-        self.generations = GenerationStore(self.db)
+        self.generations = GenerationStore(self.db, display_seconds=settings.poll_cache_seconds)
         self.limiter = Limiter.create(
             self.db,
             LimitPolicy(

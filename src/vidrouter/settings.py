@@ -76,6 +76,10 @@ class Settings(BaseSettings):
     # shared write per key per interval. 0: every request writes (exact across processes).
     rate_limit_sync_seconds: float = Field(default=0.25, ge=0)
 
+    # How stale a GET of an unfinished generation may be when ANOTHER process changed it
+    # (this process's own changes show at once): polls cost no database read meanwhile.
+    poll_cache_seconds: float = Field(default=0.5, ge=0)
+
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)
     # Browser origins allowed to call the API (CORS). Empty: no CORS headers at all.

@@ -119,11 +119,18 @@ async def accept(
     return g
 
 
-async def owned(service: Service, account_id: str, generation_id: str) -> Generation:
-    """The generation if it belongs to the account, else NotFound (existence not revealed)."""
+async def owned(
+    service: Service, account_id: str, generation_id: str, *, for_display: bool = False
+) -> Generation:
+    """The generation if it belongs to the account, else NotFound (existence not revealed).
+    `for_display`: it may be a moment old (see GenerationStore.peek); never write from it."""
     g = None
     if generation_id.startswith("gen_") and len(generation_id) <= 64:
-        g = await service.generations.get(generation_id, account_id=account_id)
+        store = service.generations
+        if for_display:
+            g = await store.peek(generation_id, account_id=account_id)
+        else:
+            g = await store.get(generation_id, account_id=account_id)
     if g is None:
         raise NotFound(
             f"no generation with id {generation_id[:64]!r}",

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from starlette.types import Receive, Scope, Send
 
 from vidrouter import __version__
 from vidrouter.api import errors, limits, openapi
@@ -15,6 +16,17 @@ from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
 from vidrouter.service import Service
 from vidrouter.settings import Settings
+
+
+class VidrouterApp(FastAPI):
+    """The FastAPI app, with the poll fast path tried before anything else."""
+
+    fast_path: GenerationReadFastPath | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.fast_path is not None and await self.fast_path.serve(scope, send):
+            return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -38,13 +50,14 @@ def create_app(
             if own:
                 await svc.close()
 
-    app = FastAPI(
+    app = VidrouterApp(
         title="vidrouter",
         version=__version__,
         description="One HTTP API in front of many AI video generation models.",
         lifespan=lifespan,
     )
     app.state.service = svc
+    app.fast_path = GenerationReadFastPath(svc)
     errors.install(app)
     app.add_exception_handler(limits.RateLimited, limits.rate_limited_handler)
     openapi.install(app)
@@ -55,8 +68,7 @@ def create_app(
     app.include_router(content.router)
     app.include_router(callbacks.router)
     app.include_router(health.router)
-    app.add_middleware(GenerationReadFastPath, service=svc)
-    app.add_middleware(limits.RateLimitHeaders)  # outside the fast path: it gets them too
+    app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:
         app.add_middleware(

@@ -1,5 +1,5 @@
-"""The hot path: `GET /v1/generations/{id}`, served without the framework's routing and
-dependency resolution.
+"""The hot path: `GET /v1/generations/{id}`, served before the framework's middleware,
+routing and dependency resolution.
 
 Clients poll this endpoint more than all others together. The fast path answers only the
 plain success (a valid key, a generation of its account); anything else falls through to
@@ -10,31 +10,52 @@ two cannot disagree on anything but speed.
 from __future__ import annotations
 
 import json
+import logging
+from collections import OrderedDict
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope, Send
 
+from vidrouter.api.middleware import request_id
 from vidrouter.api.presenter import present
+from vidrouter.domain.generation import Generation
 from vidrouter.service import Service
 
 _PREFIX = "/v1/generations/gen_"
+_CACHED_BODIES = 10_000
+
+log = logging.getLogger(__name__)
 
 
 class GenerationReadFastPath:
-    def __init__(self, app: ASGIApp, service: Service) -> None:
-        self.app = app
-        self.service = service
+    """Called by the app first (see app.VidrouterApp); True when it answered."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "http"
-            and scope["method"] == "GET"
-            and scope["path"].startswith(_PREFIX)
-            and "/" not in scope["path"][len(_PREFIX) :]
-            and len(scope["path"]) <= 80
-            and await self._serve(scope, send)
-        ):
-            return
-        await self.app(scope, receive, send)
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        # A finished generation's JSON changes only when its URL's expiry moves (hourly):
+        # its bytes are kept per (id, expiry) instead of being encoded on every poll.
+        self._bodies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+
+    def applies(self, scope: Scope) -> bool:
+        if scope["type"] != "http":
+            return False
+        path: str = scope["path"]
+        return (
+            scope["method"] == "GET"
+            and path.startswith(_PREFIX)
+            and "/" not in path[len(_PREFIX) :]
+            and len(path) <= 80
+            # Browsers' requests go the routed way, through the CORS middleware.
+            and not any(name == b"origin" for name, _ in scope["headers"])
+        )
+
+    async def serve(self, scope: Scope, send: Send) -> bool:
+        if not self.applies(scope):
+            return False
+        try:
+            return await self._serve(scope, send)
+        except Exception:  # the routed endpoint answers it, with the proper error
+            log.exception("fast_path_failed", extra={"path": scope["path"]})
+            return False
 
     async def _serve(self, scope: Scope, send: Send) -> bool:
         token = None
@@ -49,13 +70,14 @@ class GenerationReadFastPath:
         key = await self.service.keys.authenticate(token)
         if key is None:
             return False
-        if not (await self.service.limiter.hit(scope, key)).allowed:
+        decision = await self.service.limiter.hit(scope, key)
+        if not decision.allowed:
             return False  # the routed endpoint answers the 429; the request is counted once
         generation_id = scope["path"][len("/v1/generations/") :]
-        g = await self.service.generations.get(generation_id, account_id=key.account_id)
+        g = await self.service.generations.peek(generation_id, account_id=key.account_id)
         if g is None:
             return False
-        body = json.dumps(present(self.service, g), separators=(",", ":")).encode()
+        body = self._body(g)
         await send(
             {
                 "type": "http.response.start",
@@ -63,8 +85,26 @@ class GenerationReadFastPath:
                 "headers": [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
+                    (b"x-request-id", request_id(scope)),
+                    *decision.raw_headers(),
                 ],
             }
         )
         await send({"type": "http.response.body", "body": body})
         return True
+
+    def _body(self, g: Generation) -> bytes:
+        signer = self.service.signer
+        if not g.status.terminal or signer is None:
+            return _encode(present(self.service, g))
+        cache_key = (g.id, signer.expires_for(self.service.clock()))
+        body = self._bodies.get(cache_key)
+        if body is None:
+            body = self._bodies[cache_key] = _encode(present(self.service, g))
+            if len(self._bodies) > _CACHED_BODIES:
+                self._bodies.popitem(last=False)
+        return body
+
+
+def _encode(obj: object) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()

@@ -3,14 +3,32 @@
 from __future__ import annotations
 
 import json
+import os
 import re
-import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vidrouter.api.errors import error_body
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
+
+
+def request_id(scope: Scope) -> bytes:
+    """The request's id: the client's `X-Request-Id` when it sent a sane one, else a new
+    one; kept in the scope's state so that everything answering this request uses it."""
+    state = scope.setdefault("state", {})
+    known = state.get("request_id")
+    if isinstance(known, str):
+        return known.encode()
+    chosen = None
+    for name, value in scope["headers"]:
+        if name == b"x-request-id":
+            text = value.decode("latin-1")
+            chosen = text if _SAFE_ID.match(text) else None
+            break
+    rid = chosen or "req_" + os.urandom(16).hex()
+    state["request_id"] = rid
+    return rid.encode()
 
 
 class RequestIdMiddleware:
@@ -23,14 +41,7 @@ class RequestIdMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = None
-        for name, value in scope["headers"]:
-            if name == b"x-request-id":
-                text = value.decode("latin-1")
-                request_id = text if _SAFE_ID.match(text) else None
-                break
-        rid = (request_id or f"req_{uuid.uuid4().hex}").encode()
-        scope.setdefault("state", {})["request_id"] = rid.decode()
+        rid = request_id(scope)
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated
 
 import typer
@@ -32,7 +32,18 @@ def serve(
     """Run the service: the API, the workers and the content host."""
     settings = settings_from(ctx, host=host, port=port)
     configure_logging(settings.log_level)
-    asyncio.run(_serve(settings))
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(_serve(settings))
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when it is installed (it comes with uvicorn[standard]): about twice the
+    requests per second of the default loop for the same work."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 async def _serve(settings: Settings) -> None:

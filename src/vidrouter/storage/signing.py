@@ -26,8 +26,12 @@ class UrlSigner:
         message = f"{key}\n{expires}".encode()
         return hmac.new(self._secret, message, hashlib.sha256).hexdigest()[:43]
 
+    def expires_for(self, now: datetime) -> int:
+        """The expiry a URL signed now carries (the same for a whole hour)."""
+        return int(math.ceil((now.timestamp() + self._ttl) / _ROUND) * _ROUND)
+
     def sign(self, key: str, now: datetime) -> str:
-        expires = int(math.ceil((now.timestamp() + self._ttl) / _ROUND) * _ROUND)
+        expires = self.expires_for(now)
         return (
             f"{self._public_url}{CONTENT_PREFIX}{quote(key)}"
             f"?expires={expires}&signature={self._mac(key, expires)}"

@@ -33,7 +33,7 @@ class Database:
         )
         dialect.install_hooks(self.engine)
         self._writer = self.engine.execution_options(**dialect.WRITE_OPTIONS)
-        self._reader = self.engine.execution_options(**dialect.READ_OPTIONS)
+        self._reader = self.engine.execution_options(**dialect.read_options(self.dialect))
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:

@@ -9,7 +9,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 WRITE_OPTIONS = {"vidrouter_write": True}
-READ_OPTIONS = {"isolation_level": "AUTOCOMMIT"}
+_READ_OPTIONS: dict[str, dict[str, Any]] = {
+    # SQLite: no BEGIN (see _on_begin); switching the isolation level instead would cost
+    # several round trips to the driver's thread on every checkout.
+    "sqlite": {"vidrouter_read": True},
+    "postgresql": {"isolation_level": "AUTOCOMMIT"},
+}
+
+
+def read_options(dialect_name: str) -> dict[str, Any]:
+    return dict(_READ_OPTIONS[dialect_name])
+
+
 _MIGRATION_LOCK = 7_260_424_113  # arbitrary, stable advisory-lock key for migrations
 
 
@@ -47,7 +58,7 @@ def install_hooks(engine: AsyncEngine) -> None:
     @event.listens_for(sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
         options = conn.get_execution_options()
-        if options.get("isolation_level") == "AUTOCOMMIT":
+        if options.get("vidrouter_read"):
             return  # single-statement reads: no transaction needed
         conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("vidrouter_write") else "BEGIN")
 

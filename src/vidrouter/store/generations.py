@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,24 +37,48 @@ class ListPage:
 
 
 class GenerationStore:
-    def __init__(self, db: Database, *, cache_size: int = 20_000) -> None:
+    def __init__(
+        self, db: Database, *, cache_size: int = 20_000, display_seconds: float = 0.0
+    ) -> None:
         self._db = db
         # Terminal generations never change again, so they are kept in memory once read:
         # clients poll finished generations far more than anything else.
         self._finished: OrderedDict[str, Generation] = OrderedDict()
         self._cache_size = cache_size
+        # Unfinished ones, for display only (`peek`): this process's own writes replace
+        # them at once; another process's are seen within `display_seconds`.
+        self._recent: OrderedDict[str, tuple[float, Generation]] = OrderedDict()
+        self._display_seconds = display_seconds
 
     def _remember(self, g: Generation) -> None:
-        if not g.status.terminal or self._cache_size <= 0:
+        if self._cache_size <= 0:
             return
+        if not g.status.terminal:
+            if self._display_seconds > 0:
+                self._recent[g.id] = (time.monotonic(), g)
+                self._recent.move_to_end(g.id)
+                if len(self._recent) > self._cache_size:
+                    self._recent.popitem(last=False)
+            return
+        self._recent.pop(g.id, None)
         self._finished[g.id] = g
         self._finished.move_to_end(g.id)
         if len(self._finished) > self._cache_size:
             self._finished.popitem(last=False)
 
+    async def peek(self, generation_id: str, *, account_id: str) -> Generation | None:
+        """A generation to show: like `get`, but an unfinished one may be up to
+        `display_seconds` old when another process changed it. Never write from it."""
+        recent = self._recent.get(generation_id)
+        if recent is not None and time.monotonic() - recent[0] < self._display_seconds:
+            g = recent[1]
+            return g if g.account_id == account_id else None
+        return await self.get(generation_id, account_id=account_id)
+
     async def insert(self, generation: Generation) -> None:
         async with self._db.write() as conn:
             await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
+        self._remember(generation)
 
     async def insert_idempotent(
         self, generation: Generation, *, key: str, request_hash: str, since: datetime
@@ -213,6 +238,7 @@ class GenerationStore:
             )
             await conn.execute(delete(t).where(t.c.id == generation_id))
         self._finished.pop(generation_id, None)
+        self._recent.pop(generation_id, None)
         return _generation(row)
 
     async def settle_canceled(self, generation_id: str, *, owner: str) -> bool:

@@ -85,7 +85,7 @@ async def list_generations(
     "/{generation_id}", response_model=None, responses={200: {"model": GenerationOut}, **ERRORS_ID}
 )
 async def get_generation(generation_id: str, service: ServiceDep, key: CurrentKey) -> JSONResponse:
-    g = await actions.owned(service, key.account_id, generation_id)
+    g = await actions.owned(service, key.account_id, generation_id, for_display=True)
     return JSONResponse(present(service, g))
 
 
