@@ -112,3 +112,8 @@ async def _welcome(service: Service) -> None:
     console.print(
         f"  curl -s {base}/v1/generations/<id> -H 'Authorization: Bearer {key}'\n", soft_wrap=True
     )
+    if not settings.allow_private_webhook_urls:
+        console.print(
+            "Webhooks go to public addresses only; for a receiver on this machine, start with "
+            "VIDROUTER_ALLOW_PRIVATE_WEBHOOK_URLS=true.\n"
+        )
