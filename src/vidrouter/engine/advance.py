@@ -362,6 +362,10 @@ class Advancer:
         log.info("generation_failed", extra={"generation_id": g.id, "error": code})
         return Outcome(failed, self._deliveries(failed, now))
 
+    def release(self, generation_id: str) -> None:
+        """The step's outcome is saved: a route slot its submit reserved is free again."""
+        self._router.release(generation_id)
+
     def retry_after_crash(self, g: Generation, delay: timedelta) -> Outcome:
         """A bug interrupted this step: try again later, and give up after MAX_TRIES."""
         if g.tries + 1 >= MAX_TRIES:

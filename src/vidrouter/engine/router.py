@@ -4,10 +4,18 @@ The routes of a model come ordered by the operator's policy (priority, then pric
 generation, routes that already failed it come last, so a retryable failure fails over to
 the next host. A route is skipped while its circuit is open or its provider account runs
 as many jobs as its cap allows; when every route is skipped the work waits in our queue.
+
+A cap counts the jobs the store shows on the route plus the submits this process has chosen
+the route for and not yet saved (`release` ends those), so that workers choosing at once
+do not all see the same free slot. Processes sharing one database do not see each other's
+unsaved submits: across processes, a cap can be passed by the submits other processes have
+under way at that moment.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -35,6 +43,8 @@ class Router:
         self._providers = providers
         self._circuits = circuits
         self._routes = routes
+        self._reserved: defaultdict[str, set[str]] = defaultdict(set)  # route -> generations
+        self._cap_lock = asyncio.Lock()
 
     def failures_of(self, g: Generation) -> list[str]:
         return [a.route for a in g.attempts if a.outcome in FAILED_OUTCOMES]
@@ -47,13 +57,31 @@ class Router:
         order = {r.key: i for i, r in enumerate(listed.routes)}
         candidates = sorted(listed.routes, key=lambda r: (failed.count(r.key), order[r.key]))
         for route in candidates:
-            cap = route.max_concurrent
-            if cap is not None and await self._routes.in_flight(route.key) >= cap:
-                continue
-            if await self._circuits.may_use(route.key):
+            if route.max_concurrent is not None:
+                if await self._reserve(route, route.max_concurrent, g.id):
+                    return RouteChoice(route)
+            elif await self._circuits.may_use(route.key):
                 return RouteChoice(route)
         wait = await self._circuits.seconds_until_probe([r.key for r in listed.routes])
         return RouteChoice(None, min(_BUSY_WAIT * 5, max(_BUSY_WAIT, timedelta(seconds=wait))))
+
+    async def _reserve(self, route: Route, cap: int, generation_id: str) -> bool:
+        async with self._cap_lock:
+            held = self._reserved[route.key]
+            # Counted before the read: a submit saved and released during it is then still
+            # counted once (twice at worst, which only delays the next submit a little).
+            reserved = len(held)
+            if await self._routes.in_flight(route.key) + reserved >= cap:
+                return False
+            if not await self._circuits.may_use(route.key):
+                return False
+            held.add(generation_id)
+            return True
+
+    def release(self, generation_id: str) -> None:
+        """The generation's step is saved (or given up): a slot it reserved is free again."""
+        for held in self._reserved.values():
+            held.discard(generation_id)
 
     def untried(self, g: Generation) -> bool:
         """Whether some usable route has not failed this generation yet."""

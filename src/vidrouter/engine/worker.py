@@ -37,13 +37,17 @@ class GenerationWorker:
             await self._store.settle_canceled(g.id, owner=self._owner)
             return
         try:
-            outcome = await self._advancer.advance(g)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("generation_step_crashed", extra={"generation_id": g.id})
-            outcome = self._advancer.retry_after_crash(g, timedelta(seconds=5 * (g.tries + 1)))
-        await self._save(outcome)
+            try:
+                outcome = await self._advancer.advance(g)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("generation_step_crashed", extra={"generation_id": g.id})
+                delay = timedelta(seconds=5 * (g.tries + 1))
+                outcome = self._advancer.retry_after_crash(g, delay)
+            await self._save(outcome)
+        finally:
+            self._advancer.release(g.id)  # the saved row now shows any job it submitted
 
     async def _save(self, outcome: Outcome) -> None:
         saved = await self._store.save(
