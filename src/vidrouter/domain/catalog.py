@@ -174,8 +174,10 @@ def load_catalog(extra: Path | None = None) -> Catalog:
             models[model.id] = model
     for source, data in documents:
         for model_id, route in _extra_routes(data, source):
-            if model_id in models:
-                spec = models[model_id]
+            spec = models.get(model_id)
+            # A route the model declares itself (e.g. an operator's re-declaration with its
+            # own price) wins over an extra route of the same host and model name.
+            if spec is not None and all(r.key != route.key for r in spec.routes):
                 models[model_id] = replace(spec, routes=(*spec.routes, route))
     return Catalog(tuple(models.values()))
 

@@ -54,8 +54,8 @@ class Router:
         if listed is None:
             return RouteChoice(None)
         failed = self.failures_of(g)
-        order = {r.key: i for i, r in enumerate(listed.routes)}
-        candidates = sorted(listed.routes, key=lambda r: (failed.count(r.key), order[r.key]))
+        ranked = sorted(enumerate(listed.routes), key=lambda p: (failed.count(p[1].key), p[0]))
+        candidates = [route for _, route in ranked]
         for route in candidates:
             if route.max_concurrent is not None:
                 if await self._reserve(route, route.max_concurrent, g.id):
