@@ -14,6 +14,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,17 @@ aspect_ratios = ["16:9", "9:16"]
     return path
 
 
+_DATABASE: ContextVar[str | None] = ContextVar("failover_database", default=None)
+
+
+@pytest.fixture(autouse=True)
+def _on_each_database(database_url: str) -> Iterator[None]:
+    """Every test of this file runs on SQLite and on PostgreSQL."""
+    token = _DATABASE.set(database_url)
+    yield
+    _DATABASE.reset(token)
+
+
 @asynccontextmanager
 async def service_with(
     tmp_path: Path,
@@ -98,6 +110,7 @@ async def service_with(
         values: dict[str, Any] = {"provider_delay_scale": 0.02, **overrides}
         settings = test_settings(
             tmp_path / "data",
+            _DATABASE.get(),
             environ={KEY_ENV: KEY},
             catalog=catalog(tmp_path / "operator.toml", routes),
             **values,
