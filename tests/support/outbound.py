@@ -14,10 +14,6 @@ import httpcore
 
 from vidrouter.domain.addresses import IPAddress, parse_ip_literal
 
-PUBLIC = "93.184.215.14"  # never contacted: only the recording backend "connects" to it
-PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
-
-
 # --- DNS played by the tests -------------------------------------------------------------
 
 
