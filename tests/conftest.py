@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.databases import (
+    PG_HOST,
+    PG_PORT,
     create_pg_database,
     drop_pg_database,
     pg_url,
@@ -18,8 +20,8 @@ from tests.support.harness import Harness, running, test_settings
 
 PG_AVAILABLE = postgres_reachable()
 PG_SKIP_REASON = (
-    "PostgreSQL is not reachable at 127.0.0.1:5432 (set VIDROUTER_TEST_PG_HOST/PORT to point "
-    "at one); the SQLite variant of this test still runs"
+    f"PostgreSQL is not reachable at {PG_HOST}:{PG_PORT} (set VIDROUTER_TEST_PG_HOST/PORT to "
+    "point at one); the SQLite variant of this test still runs"
 )
 
 
