@@ -65,7 +65,8 @@ def _wait_ready(proc: subprocess.Popen[bytes], base_url: str, log: Path) -> None
         if proc.poll() is not None:
             raise RuntimeError(f"serve exited: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(base_url + "/readyz").status_code == 200:
+            # /healthz, not /readyz: it also answers with VIDROUTER_WORKERS=0.
+            if httpx.get(base_url + "/healthz").status_code == 200:
                 return
         except httpx.TransportError:
             pass

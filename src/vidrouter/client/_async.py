@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -233,9 +234,9 @@ class AsyncClient:
                 return response
             target = anyio.Path(step.path)
             await target.parent.mkdir(parents=True, exist_ok=True)
-            temp = target.with_name(f".download-{target.name}.part")
+            temp = target.with_name(f".download-{target.name}.{uuid.uuid4().hex}.part")
             try:
-                async with await anyio.open_file(temp, "wb") as out:
+                async with await anyio.open_file(temp, "xb") as out:
                     async for chunk in response.aiter_bytes():
                         await out.write(chunk)
                 await temp.replace(target)

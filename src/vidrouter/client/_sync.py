@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -223,14 +222,14 @@ class Client:
                 response.read()
                 return response
             step.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=step.path.parent, prefix=".download-")
+            temp = step.path.with_name(f".download-{step.path.name}.{uuid.uuid4().hex}.part")
             try:
-                with os.fdopen(fd, "wb") as out:
+                with temp.open("xb") as out:
                     for chunk in response.iter_bytes():
                         out.write(chunk)
-                os.replace(temp, step.path)
+                temp.replace(step.path)
             except BaseException:
-                Path(temp).unlink(missing_ok=True)
+                temp.unlink(missing_ok=True)
                 raise
             return response
         finally:
