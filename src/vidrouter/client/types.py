@@ -48,6 +48,7 @@ class Model(_Wire):
     default_duration: float
     durations: list[float] | None = None
     status: Literal["available", "degraded", "unavailable"] = "available"
+    object: Literal["model"] | None = None  # on GET /v1/models/{id} only, not on list items
 
 
 class Cost(_Wire):
