@@ -3,6 +3,9 @@ downloading, typed errors, webhook verification, and retries that never make a s
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +241,19 @@ def test_image_path_is_sent_as_a_data_uri(server: LiveServer, tmp_path: Path) ->
     assert refused.value.code == "image_not_supported"
     with pytest.raises(ClientError, match="not a PNG or JPEG"):
         image_url(Path(__file__))
+
+
+def test_the_docs_example_runs(server: LiveServer, tmp_path: Path) -> None:
+    """docs/client.md's first example, run as it is written, against the live server."""
+    text = (Path(__file__).parent.parent / "docs" / "client.md").read_text()
+    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "example.py").write_text(example)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIDROUTER_")}
+    env.update(VIDROUTER_API_KEY=server.key, VIDROUTER_BASE_URL=server.base_url)
+    ran = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert "completed 100%" in ran.stdout and "saved fox.mp4, cost 0.0 USD" in ran.stdout
+    assert decode((tmp_path / "fox.mp4").read_bytes(), tmp_path).frames > 0
