@@ -2,7 +2,9 @@
 behind it has handled them: the case a client's retry must survive without a second video.
 
 `faults` are consumed in order by the requests `matches` accepts: "drop" closes the client's
-connection without an answer; "502" answers `502 Bad Gateway` instead of the server's answer.
+connection without an answer; "502" answers `502 Bad Gateway` instead of the server's answer;
+"429" answers `429` with `Retry-After: 1` and the API's error object, as an overloaded server
+in front would.
 Every request that passes is recorded (method, path, Idempotency-Key)."""
 
 from __future__ import annotations
@@ -70,6 +72,17 @@ class LossyProxy:
             return False
         if fault == "502":
             writer.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n")
+            await writer.drain()
+            return True
+        if fault == "429":
+            body = (
+                b'{"error": {"type": "rate_limit_error", "code": "rate_limit_exceeded", '
+                b'"message": "slow down", "param": null}}'
+            )
+            head = (
+                f"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-length: {len(body)}"
+            )
+            writer.write(head.encode() + b"\r\n\r\n" + body)
             await writer.drain()
             return True
         out = [f"HTTP/1.1 {response.status_code} {response.reason_phrase}"]

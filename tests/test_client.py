@@ -8,8 +8,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.live_server import LiveServer, live_server
@@ -29,10 +32,13 @@ from vidrouter.client import (
     Generation,
     GenerationFailedError,
     NotFoundError,
+    RetryPolicy,
+    WaitTimeoutError,
     WebhookVerificationError,
     verify_webhook,
 )
 from vidrouter.client.images import image_url
+from vidrouter.client.retry import retry_after
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +61,8 @@ def test_models_are_typed(server: LiveServer) -> None:
         assert preview.pricing.per_second == 0.0 and preview.pricing.currency == "USD"
         assert preview.max_duration >= preview.default_duration > 0
         assert "16:9" in preview.aspect_ratios
-        assert client.model("local-preview") == preview
+        single = client.model("local-preview")
+        assert single.object == "model" and single.model_copy(update={"object": None}) == preview
 
 
 def test_generate_waits_and_downloads_a_playable_video(server: LiveServer, tmp_path: Path) -> None:
@@ -148,7 +155,7 @@ def test_unreachable_server_is_a_connection_error() -> None:
         client.models()
 
 
-@pytest.mark.parametrize("fault", ["drop", "502"])
+@pytest.mark.parametrize("fault", ["drop", "502", "429"])
 def test_a_lost_create_answer_is_retried_into_one_generation(
     server: LiveServer, fault: str
 ) -> None:
@@ -257,3 +264,27 @@ def test_the_docs_example_runs(server: LiveServer, tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     assert "completed 100%" in ran.stdout and "saved fox.mp4, cost 0.0 USD" in ran.stdout
     assert decode((tmp_path / "fox.mp4").read_bytes(), tmp_path).frames > 0
+
+
+def test_retry_after_is_honoured_and_bounded() -> None:
+    policy = RetryPolicy(max_retries=3, backoff_base=0.5, backoff_cap=8.0, retry_after_cap=60.0)
+    assert policy.delay(0, 2.5) == 2.5  # the server's word wins over the backoff
+    assert policy.delay(0, 3600.0) == 60.0  # within reason
+    assert 0.0 <= policy.delay(10, None) <= 8.0  # exponential, capped, jittered
+    assert retry_after(httpx.Response(429, headers={"Retry-After": "7"})) == 7.0
+    later = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    from_date = retry_after(httpx.Response(503, headers={"Retry-After": later}))
+    assert from_date is not None and 25 <= from_date <= 30
+    assert retry_after(httpx.Response(503, headers={"Retry-After": "soon"})) is None
+    assert retry_after(httpx.Response(503)) is None
+
+
+def test_wait_gives_up_with_the_last_state(tmp_path: Path) -> None:
+    with live_server(tmp_path, VIDROUTER_WORKERS="0") as idle:  # nothing ever advances
+        client = Client(idle.key, base_url=idle.base_url, poll_interval=0.05)
+        with client:
+            made = client.create("local-preview", "forever queued", duration=1)
+            with pytest.raises(WaitTimeoutError) as gave_up:
+                client.wait(made.id, timeout=0.3)
+    assert gave_up.value.generation.id == made.id
+    assert gave_up.value.generation.status == "queued"
