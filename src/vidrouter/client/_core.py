@@ -79,7 +79,9 @@ class Core:
             except httpx.TransportError as exc:
                 retryable = when == "any" or not request_was_sent(exc)
                 if not retryable or attempt >= self.retry.max_retries:
-                    raise APIConnectionError(f"{request.method} {request.url.path}: {exc}") from exc
+                    raise APIConnectionError(
+                        f"{request.method} {request.url}: {exc or type(exc).__name__}"
+                    ) from exc
                 delay = self.retry.delay(attempt, None)
             else:
                 if response.is_success:

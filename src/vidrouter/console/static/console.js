@@ -108,6 +108,8 @@ function onModelChange() {
   const model = currentModel();
   if (!model) return;
   const durations = model.durations || Array.from({ length: Math.floor(model.max_duration) }, (_, i) => i + 1);
+  if (!durations.includes(model.default_duration)) durations.push(model.default_duration);
+  durations.sort((a, b) => a - b);
   $("duration").replaceChildren(...durations.map((d) => el("option", { value: String(d), text: String(d) })));
   $("duration").value = String(model.default_duration);
   $("aspect-ratio").replaceChildren(...model.aspect_ratios.map((r) => el("option", { value: r, text: r })));
