@@ -96,6 +96,19 @@ def test_invalid_requests_show_code_and_message(server: LiveServer, tmp_path: Pa
     assert json.loads(result.stdout)["error"]["param"] == "duration"
 
 
+def test_a_local_image_is_sent_as_a_data_uri(server: LiveServer, tmp_path: Path) -> None:
+    """local-preview takes no image: the server's refusal shows the image arrived well-formed
+    (a malformed data URI would be `image_url_invalid`); an unreadable path never leaves."""
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), "blue").save(tmp_path / "first.jpg")
+    env = env_for(server)
+    sent = run(env, tmp_path, "generate", "x", "-m", "local-preview", "--image", "first.jpg")
+    assert sent.returncode == 1 and "400 image_not_supported" in sent.stderr
+    missing = run(env, tmp_path, "generate", "x", "-m", "local-preview", "--image", "nope.png")
+    assert missing.returncode == 1 and "cannot read the image nope.png" in missing.stderr
+
+
 def test_models_and_status(server: LiveServer, tmp_path: Path) -> None:
     env = env_for(server)
     table = run(env, tmp_path, "models")
