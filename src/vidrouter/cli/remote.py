@@ -26,7 +26,9 @@ ApiKey = Annotated[
         "--api-key", envvar="VIDROUTER_API_KEY", help="The API key (vr_...).", show_default=False
     ),
 ]
-Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+Json = Annotated[
+    bool, typer.Option("--json", help="Print JSON on stdout (messages stay on stderr).")
+]
 
 DEFAULT = DEFAULT_BASE_URL
 err = Console(stderr=True)
