@@ -14,7 +14,7 @@ from vidrouter.api import errors, limits, openapi
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
-from vidrouter.console.route import router as console_router  # h6: the web console
+from vidrouter.console.route import console_router  # h6: the web console
 from vidrouter.service import Service
 from vidrouter.settings import Settings
 
@@ -69,7 +69,7 @@ def create_app(
     app.include_router(content.router)
     app.include_router(callbacks.router)
     app.include_router(health.router)
-    app.include_router(console_router)
+    app.include_router(console_router(settings.resolved_public_url))
     app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:

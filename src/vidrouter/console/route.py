@@ -10,12 +10,10 @@ from __future__ import annotations
 from importlib import resources
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import RedirectResponse, Response
 
 from vidrouter.domain.errors import NotFound
-
-router = APIRouter(include_in_schema=False)
 
 _TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
           ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}  # fmt: skip
@@ -34,11 +32,10 @@ def _load() -> dict[str, tuple[bytes, str]]:
 _FILES = _load()
 
 
-def policy(request: Request) -> str:
+def policy(public_url: str) -> str:
     """`default-src 'self'`, nothing inline, and videos also from the content host (the
     public URL, which a proxy may put on another origin than the page)."""
-    service = request.app.state.service
-    public = urlsplit(service.settings.resolved_public_url)
+    public = urlsplit(public_url)
     content_origin = f"{public.scheme}://{public.netloc}"
     return (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -47,29 +44,32 @@ def policy(request: Request) -> str:
     )
 
 
-def _headers(request: Request) -> dict[str, str]:
-    return {
-        "Content-Security-Policy": policy(request),
+def console_router(public_url: str) -> APIRouter:
+    """The console's routes, for an app whose content host is at `public_url`."""
+    router = APIRouter(include_in_schema=False)
+    headers = {
+        "Content-Security-Policy": policy(public_url),
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
         "Cache-Control": "no-cache",
     }
 
+    def serve(name: str) -> Response:
+        body, media_type = _FILES[name]
+        return Response(body, media_type=media_type, headers=headers)
 
-@router.api_route("/console", methods=["GET", "HEAD"])
-async def console_page(request: Request) -> Response:
-    body, media_type = _FILES["index.html"]
-    return Response(body, media_type=media_type, headers=_headers(request))
+    @router.api_route("/console", methods=["GET", "HEAD"])
+    async def console_page() -> Response:
+        return serve("index.html")
 
+    @router.get("/console/")
+    async def console_slash() -> RedirectResponse:
+        return RedirectResponse("/console", status_code=308)
 
-@router.get("/console/")
-async def console_slash() -> RedirectResponse:
-    return RedirectResponse("/console", status_code=308)
+    @router.api_route("/console/static/{name}", methods=["GET", "HEAD"])
+    async def console_file(name: str) -> Response:
+        if name not in _FILES:
+            raise NotFound(f"no console file {name!r}", code="route_not_found")
+        return serve(name)
 
-
-@router.api_route("/console/static/{name}", methods=["GET", "HEAD"])
-async def console_file(name: str, request: Request) -> Response:
-    if name not in _FILES:
-        raise NotFound(f"no console file {name!r}", code="route_not_found")
-    body, media_type = _FILES[name]
-    return Response(body, media_type=media_type, headers=_headers(request))
+    return router
