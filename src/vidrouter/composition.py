@@ -1,0 +1,326 @@
+"""The composition root: everything one process needs, built once from the settings,
+started and stopped together. `vidrouter serve` runs the API and the workers on one
+`Composition`; the CLI and the tests build one too.
+
+Only this module (and `cli/`) knows every layer: the API gets the narrow parts its routes
+use (`api.deps.ApiParts`), the use-cases get their collaborators, the engine its own.
+Nothing below takes the whole `Composition`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+from fastapi import FastAPI
+
+from vidrouter.api import app as http
+from vidrouter.api.deps import ApiParts, ContentHost
+from vidrouter.api.presenter import Presenter
+from vidrouter.domain.catalog import Catalog, load_catalog
+from vidrouter.domain.clock import Clock, utcnow
+from vidrouter.domain.generation import Generation
+from vidrouter.engine.advance import Advancer
+from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
+from vidrouter.engine.circuits import BreakerPolicy, Circuits
+from vidrouter.engine.inputs import InputImages
+from vidrouter.engine.loop import WorkLoop
+from vidrouter.engine.results import ResultFetcher
+from vidrouter.engine.router import Router
+from vidrouter.engine.worker import GenerationWorker
+from vidrouter.providers.base import ProviderContext
+from vidrouter.providers.registry import Providers
+from vidrouter.settings import Settings
+from vidrouter.storage.local import LocalStorage
+from vidrouter.storage.signing import UrlSigner
+from vidrouter.store.database import Database
+from vidrouter.store.deliveries import Delivery, DeliveryStore
+from vidrouter.store.generations import GenerationStore
+from vidrouter.store.keys import KeyStore
+from vidrouter.store.route_health import RouteStore
+from vidrouter.store.usage import UsageStore
+from vidrouter.store.values import get_or_create_secret
+from vidrouter.usecases.callbacks import ProviderCallbacks
+from vidrouter.usecases.generations import CreatePolicy, Generations
+from vidrouter.usecases.models import ModelCatalog
+from vidrouter.usecases.rate_limits import Limiter, LimitPolicy
+from vidrouter.webhooks.deliver import WebhookSender
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_CONCURRENCY = 16
+
+
+def _lower_priority() -> None:
+    # Renders are batch work: the API in the parent process must stay responsive.
+    with contextlib.suppress(OSError):
+        os.nice(10)
+
+
+class Composition:
+    def __init__(self, settings: Settings, *, clock: Clock = utcnow) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.owner = f"{socket.gethostname()[:24]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.data_dir: Path = settings.data_dir.resolve()
+        self.db = Database(settings.resolved_database_url)
+        self.catalog: Catalog = load_catalog(settings.catalog)
+        self.keys = KeyStore(self.db, clock, cache_seconds=settings.key_cache_seconds)
+        self.generations = GenerationStore(self.db, display_seconds=settings.poll_cache_seconds)
+        self.limiter = Limiter.create(
+            self.db,
+            LimitPolicy(
+                requests_per_minute=settings.rate_limit_rpm,
+                max_concurrent=settings.max_concurrent_generations,
+            ),
+            redis_url=settings.redis_url,
+            clock=clock,
+            sync_seconds=settings.rate_limit_sync_seconds,
+        )
+        self.deliveries = DeliveryStore(self.db)
+        self.storage = LocalStorage(self.data_dir / "blobs")
+        self._pool: Executor | None = None
+        self.providers = Providers(
+            ProviderContext(settings, self.data_dir / "work", self._render_pool)
+        )
+        self.routes = RouteStore(self.db)
+        self.circuits = Circuits(
+            self.routes,
+            clock,
+            BreakerPolicy(
+                threshold=settings.circuit_failure_threshold,
+                window=timedelta(seconds=settings.circuit_window_seconds),
+                cooldown=timedelta(
+                    seconds=settings.circuit_cooldown_seconds * settings.provider_delay_scale
+                ),
+            ),
+        )
+        self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
+        self.signer: UrlSigner | None = None
+        self.callbacks = CallbackTokens("", "", enabled=False)
+        self.generation_loop: WorkLoop[Generation] | None = None
+        self.webhook_loop: WorkLoop[Delivery] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._http: list[httpx.AsyncClient] = []
+        self.models = ModelCatalog(self.catalog, self.providers.usable, self.circuits)
+        self.use_cases = Generations(
+            self.generations,
+            self.models,
+            self.limiter,
+            self.storage,
+            CreatePolicy(
+                max_prompt_chars=settings.max_prompt_chars,
+                allow_private_webhook_urls=settings.allow_private_webhook_urls,
+                deadline=timedelta(seconds=settings.generation_deadline_seconds),
+            ),
+            clock=clock,
+            wake=self.wake,
+            wake_deliveries=self.wake_deliveries,
+        )
+
+    def api_parts(self) -> ApiParts:
+        """What the HTTP routes may use (see api.deps)."""
+        return ApiParts(
+            generations=self.use_cases,
+            catalog=self.models,
+            keys=self.keys,
+            limiter=self.limiter,
+            presenter=Presenter(lambda: self.signer, self.clock),
+            storage=self.storage,
+            content=ContentHost(self.storage, lambda: self.signer, self.clock),
+            callbacks=ProviderCallbacks(
+                lambda: self.callbacks, self.generations, self.clock, self.wake
+            ),
+            usage=UsageStore(self.db),
+            clock=self.clock,
+            readiness=self,
+        )
+
+    def _render_pool(self) -> Executor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.settings.render_processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
+        return self._pool
+
+    async def open(self) -> None:
+        """Prepare the data dir and the database; enough for the API and the CLI."""
+        await asyncio.to_thread(self.data_dir.mkdir, parents=True, exist_ok=True)
+        await self.db.migrate()
+        secret = self.settings.signing_secret or await get_or_create_secret(self.db, "url_signing")
+        self.signer = UrlSigner(
+            secret, self.settings.resolved_public_url, self.settings.content_url_ttl_seconds
+        )
+        public = self.settings.resolved_public_url
+        self.callbacks = CallbackTokens(
+            await get_or_create_secret(self.db, "callback_tokens"),
+            public,
+            callbacks_enabled(self.settings.provider_callbacks, public),
+        )
+
+    def start_workers(self) -> None:
+        assert self.signer is not None, "open() first"
+        settings = self.settings
+        lease = timedelta(seconds=settings.lease_seconds)
+        download_client = httpx.AsyncClient(
+            timeout=httpx.Timeout(60.0, connect=10.0), follow_redirects=True, trust_env=False
+        )
+        self._http.append(download_client)
+        advancer = Advancer(
+            self.catalog,
+            self.providers,
+            self.router,
+            self.circuits,
+            self.storage,
+            self.signer,
+            ResultFetcher(self.data_dir / "work" / "downloads", download_client),
+            self.clock,
+            delay_scale=settings.provider_delay_scale,
+            callback_url=self.callbacks.url_for,
+            inputs=InputImages(
+                self.storage,
+                self.signer,
+                allow_private=settings.allow_private_webhook_urls,
+                publicly_reachable=callbacks_enabled("auto", settings.resolved_public_url),
+            ),
+        )
+        sender = WebhookSender(
+            self.deliveries,
+            self.keys,
+            owner=self.owner,
+            schedule=settings.webhook_retry_schedule,
+            allow_private=settings.allow_private_webhook_urls,
+            timeout=settings.webhook_timeout_seconds,
+            clock=self.clock,
+        )
+        self.webhook_loop = WorkLoop(
+            "webhooks",
+            claim=lambda n, now, until: self.deliveries.claim(
+                self.owner, now=now, lease_until=until, limit=n
+            ),
+            handle=sender.handle,
+            renew=lambda ids, until: _renew_none(),
+            release=lambda ids: _renew_none(),
+            next_due=self.deliveries.next_due_at,
+            capacity=WEBHOOK_CONCURRENCY,
+            lease=timedelta(seconds=max(60.0, settings.webhook_timeout_seconds * 4)),
+            idle_poll=settings.idle_poll_seconds,
+            clock=self.clock,
+        )
+        worker = GenerationWorker(
+            self.generations,
+            advancer,
+            storage=self.storage,
+            owner=self.owner,
+            on_deliveries=self.webhook_loop.wake,
+        )
+        self.generation_loop = WorkLoop(
+            "generations",
+            claim=lambda n, now, until: self.generations.claim(
+                self.owner, now=now, lease_until=until, limit=n
+            ),
+            handle=worker.handle,
+            renew=lambda ids, until: self.generations.renew(self.owner, ids, until=until),
+            release=lambda ids: self.generations.release(self.owner, ids),
+            next_due=self.generations.next_due_at,
+            capacity=settings.workers,
+            lease=lease,
+            idle_poll=settings.idle_poll_seconds,
+            clock=self.clock,
+        )
+        if settings.workers > 0:
+            self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
+        self._tasks.append(asyncio.create_task(self.webhook_loop.run(), name="webhooks"))
+
+    def wake(self) -> None:
+        """New work was written: an idle worker starts on it at once."""
+        if self.generation_loop is not None:
+            self.generation_loop.wake()
+
+    def wake_deliveries(self) -> None:
+        """New webhook deliveries were written: send them now."""
+        if self.webhook_loop is not None:
+            self.webhook_loop.wake()
+
+    async def database_ok(self) -> bool:
+        return await self.db.ping()
+
+    @property
+    def workers_running(self) -> bool:
+        loops = [self.generation_loop, self.webhook_loop]
+        return all(loop is not None and loop.running for loop in loops if loop is not None) and (
+            bool(self._tasks)
+        )
+
+    async def close(self, grace: float = 10.0) -> None:
+        for loop in (self.generation_loop, self.webhook_loop):
+            if loop is not None:
+                await loop.stop(grace)
+        if self._tasks:
+            # The loops leave by themselves once stopped; cancelling one mid-query would
+            # leave its database connection unreturned.
+            _, pending = await asyncio.wait(self._tasks, timeout=5)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        await self.providers.aclose()
+        for client in self._http:
+            await client.aclose()
+        if self._pool is not None:
+            _stop_pool(self._pool)
+        await self.limiter.aclose()
+        await self.db.close()
+
+
+def create_app(
+    settings: Settings, *, composition: Composition | None = None, run_workers: bool = True
+) -> FastAPI:
+    """The ASGI app. It opens a `Composition` (database, migrations, workers) when it starts,
+    unless one is handed in already open (then its owner closes it)."""
+    own = composition is None
+    process = composition if composition is not None else Composition(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if own:
+            await process.open()
+            if run_workers:
+                process.start_workers()
+        try:
+            yield
+        finally:
+            if own:
+                await process.close()
+
+    return http.create_app(settings, process.api_parts(), lifespan=lifespan)
+
+
+def _stop_pool(pool: Executor) -> None:
+    """Stop the render processes now: a render cut short is started again by whichever
+    worker next polls it, and waiting for it would hold up the exit."""
+    # Taken before shutdown(), which forgets them (and interpreter exit would then wait for
+    # every render in progress to finish).
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, AttributeError):
+            process.terminate()
+
+
+async def _renew_none() -> int:
+    # Deliveries finish well inside their lease (the send timeout is a quarter of it).
+    return 0

@@ -1,0 +1,289 @@
+"""The rules of `POST /v1/generations`: a JSON body in, a checked `CreateRequest` out.
+
+Every violation raises `InvalidRequest` naming the offending `param` and a stable `code`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from vidrouter.domain.addresses import forbidden_host_reason
+from vidrouter.domain.catalog import ListedModel, ModelSpec
+from vidrouter.domain.errors import InvalidRequest
+
+FIELDS = ("model", "prompt", "duration", "aspect_ratio", "image_url", "webhook_url", "metadata")
+MAX_URL_CHARS = 2048
+MAX_METADATA_PAIRS = 16
+MAX_METADATA_KEY = 40
+MAX_METADATA_VALUE = 500
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    model: ListedModel
+    prompt: str
+    duration: float
+    aspect_ratio: str
+    image_url: str | None = None
+    webhook_url: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RequestLimits:
+    max_prompt_chars: int = 4000
+    allow_private_webhook_urls: bool = False
+
+
+ModelLookup = Callable[[str], "ListedModel | ModelSpec | None"]
+
+
+def parse_create(body: object, lookup: ModelLookup, limits: RequestLimits) -> CreateRequest:
+    if not isinstance(body, Mapping):
+        raise InvalidRequest("the request body must be a JSON object", code="invalid_body")
+    for name in body:
+        if name not in FIELDS:
+            raise InvalidRequest(
+                f"unknown parameter {name!r}; accepted: {', '.join(FIELDS)}",
+                code="parameter_unknown",
+                param=str(name),
+            )
+    model = _model(body, lookup)
+    prompt = _prompt(body, limits)
+    duration = _duration(body, model)
+    aspect_ratio = _aspect_ratio(body, model)
+    image_url = _image_url(body, model)
+    webhook_url = _webhook_url(body, limits)
+    metadata = _metadata(body)
+    return CreateRequest(model, prompt, duration, aspect_ratio, image_url, webhook_url, metadata)
+
+
+def _string(body: Mapping[str, object], name: str, *, required: bool) -> str | None:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise InvalidRequest(f"{name} is required", code="parameter_missing", param=name)
+        return None
+    if not isinstance(value, str):
+        raise InvalidRequest(
+            f"{name} must be a string, got {_json_type(value)}",
+            code="parameter_invalid_type",
+            param=name,
+        )
+    return value
+
+
+def _model(body: Mapping[str, object], lookup: ModelLookup) -> ListedModel:
+    model_id = _string(body, "model", required=True)
+    assert model_id is not None
+    found = lookup(model_id)
+    if isinstance(found, ModelSpec):
+        if found.retired_on is not None:
+            instead = f"; use {found.replacement!r} instead" if found.replacement else ""
+            raise InvalidRequest(
+                f"model {model_id!r} was retired on {found.retired_on.isoformat()}{instead}",
+                code="model_retired",
+                param="model",
+            )
+        found = None
+    if found is None:
+        raise InvalidRequest(
+            f"model {_clip(model_id)!r} does not exist or is not available; "
+            "GET /v1/models lists the available models",
+            code="model_not_found",
+            param="model",
+        )
+    return found
+
+
+def _prompt(body: Mapping[str, object], limits: RequestLimits) -> str:
+    prompt = _string(body, "prompt", required=True)
+    assert prompt is not None
+    if not prompt.strip():
+        raise InvalidRequest("prompt must not be empty", code="prompt_empty", param="prompt")
+    if len(prompt) > limits.max_prompt_chars:
+        raise InvalidRequest(
+            f"prompt has {len(prompt)} characters; the limit is {limits.max_prompt_chars}",
+            code="prompt_too_long",
+            param="prompt",
+        )
+    if "\x00" in prompt:
+        raise InvalidRequest(
+            "prompt must not contain NUL characters", code="prompt_invalid", param="prompt"
+        )
+    return prompt
+
+
+def _duration(body: Mapping[str, object], model: ListedModel) -> float:
+    value = body.get("duration")
+    if value is None:
+        return model.default_duration
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidRequest(
+            f"duration must be a number of seconds, got {_json_type(value)}",
+            code="parameter_invalid_type",
+            param="duration",
+        )
+    duration = float(value)
+    if not math.isfinite(duration) or duration <= 0:
+        raise InvalidRequest(
+            "duration must be greater than 0", code="duration_invalid", param="duration"
+        )
+    if duration > model.max_duration:
+        raise InvalidRequest(
+            f"duration {_num(duration)} exceeds max_duration {_num(model.max_duration)} "
+            f"of model {model.id}",
+            code="duration_too_long",
+            param="duration",
+        )
+    if model.durations is not None and duration not in model.durations:
+        allowed = ", ".join(_num(d) for d in model.durations)
+        raise InvalidRequest(
+            f"model {model.id} takes only these durations: {allowed}",
+            code="duration_unsupported",
+            param="duration",
+        )
+    return duration
+
+
+def _aspect_ratio(body: Mapping[str, object], model: ListedModel) -> str:
+    ratio = _string(body, "aspect_ratio", required=False)
+    if ratio is None:
+        return model.aspect_ratios[0]
+    if ratio not in model.aspect_ratios:
+        raise InvalidRequest(
+            f"aspect_ratio {_clip(ratio)!r} is not supported by model {model.id}; "
+            f"supported: {', '.join(model.aspect_ratios)}",
+            code="aspect_ratio_unsupported",
+            param="aspect_ratio",
+        )
+    return ratio
+
+
+def _image_url(body: Mapping[str, object], model: ListedModel) -> str | None:
+    url = _string(body, "image_url", required=False)
+    if url is None:
+        if "text-to-video" not in model.spec.capabilities:
+            raise InvalidRequest(
+                f"model {model.id} makes videos from an image only: give image_url",
+                code="image_required",
+                param="image_url",
+            )
+        return None
+    if "image-to-video" not in model.spec.capabilities:
+        raise InvalidRequest(
+            f"model {model.id} does not take an image (capabilities: "
+            f"{', '.join(model.spec.capabilities)})",
+            code="image_not_supported",
+            param="image_url",
+        )
+    if url.startswith("data:"):
+        if not (
+            url.startswith("data:image/png;base64,") or url.startswith("data:image/jpeg;base64,")
+        ):
+            raise InvalidRequest(
+                "image_url data URIs must be base64 PNG or JPEG",
+                code="image_url_invalid",
+                param="image_url",
+            )
+        return url
+    _http_url(url, "image_url")
+    return url
+
+
+def _webhook_url(body: Mapping[str, object], limits: RequestLimits) -> str | None:
+    url = _string(body, "webhook_url", required=False)
+    if url is None:
+        return None
+    host = _http_url(url, "webhook_url")
+    reason = forbidden_host_reason(host)
+    if reason is not None and not limits.allow_private_webhook_urls:
+        raise InvalidRequest(
+            f"webhook_url points at {reason}; webhooks are delivered only to public addresses",
+            code="url_forbidden",
+            param="webhook_url",
+        )
+    return url
+
+
+def _http_url(url: str, param: str) -> str:
+    if len(url) > MAX_URL_CHARS:
+        raise InvalidRequest(
+            f"{param} is longer than {MAX_URL_CHARS} characters", code="url_invalid", param=param
+        )
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        _ = parts.port
+    except ValueError:
+        host = None
+    if parts.scheme not in ("http", "https") or not host:
+        raise InvalidRequest(
+            f"{param} must be an absolute http(s) URL", code="url_invalid", param=param
+        )
+    if parts.username is not None or parts.password is not None:
+        raise InvalidRequest(f"{param} must not carry credentials", code="url_invalid", param=param)
+    if any(c.isspace() or ord(c) < 0x20 for c in url):
+        raise InvalidRequest(
+            f"{param} must not contain whitespace", code="url_invalid", param=param
+        )
+    return host
+
+
+def _metadata(body: Mapping[str, object]) -> dict[str, str]:
+    value = body.get("metadata")
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidRequest(
+            "metadata must be an object of string keys and string values",
+            code="parameter_invalid_type",
+            param="metadata",
+        )
+    if len(value) > MAX_METADATA_PAIRS:
+        raise InvalidRequest(
+            f"metadata may hold at most {MAX_METADATA_PAIRS} pairs",
+            code="metadata_invalid",
+            param="metadata",
+        )
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if (
+            not isinstance(item, str)
+            or not key
+            or len(key) > MAX_METADATA_KEY
+            or len(item) > MAX_METADATA_VALUE
+        ):
+            raise InvalidRequest(
+                f"metadata keys must be 1-{MAX_METADATA_KEY} characters and values strings of at "
+                f"most {MAX_METADATA_VALUE} characters",
+                code="metadata_invalid",
+                param=f"metadata.{str(key)[:MAX_METADATA_KEY]}",
+            )
+        out[str(key)] = item
+    return out
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return "null"
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,154 @@
+"""Route health rows (circuit breakers) and in-flight counts per route."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from vidrouter.domain.generation import Status
+from vidrouter.store.database import Database
+from vidrouter.store.tables import generations, route_health
+
+CLOSED, OPEN = "closed", "open"
+
+
+@dataclass(frozen=True)
+class RouteHealth:
+    route: str
+    state: str
+    failures: int
+    window_started_at: datetime | None
+    opened_at: datetime | None
+    probe_until: datetime | None
+
+
+class RouteStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def all(self) -> dict[str, RouteHealth]:
+        async with self._db.read() as conn:
+            rows = await conn.execute(select(route_health))
+            return {r.route: _health(r) for r in rows}
+
+    async def record_failure(
+        self, route: str, *, now: datetime, window: timedelta, threshold: int
+    ) -> RouteHealth:
+        """Count a retryable failure; open the circuit when `threshold` fall in one window.
+        A failed half-open probe opens it again at once."""
+        async with self._db.write() as conn:
+            row = (
+                await conn.execute(select(route_health).where(route_health.c.route == route))
+            ).first()
+            if row is None:
+                values: dict[str, Any] = {
+                    "route": route,
+                    "state": CLOSED,
+                    "failures": 0,
+                    "window_started_at": now,
+                    "updated_at": now,
+                }
+                await conn.execute(insert(route_health).values(**values))
+                current = RouteHealth(route, CLOSED, 0, now, None, None)
+            else:
+                current = _health(row)
+            probing = current.state == OPEN
+            in_window = (
+                current.window_started_at is not None and now - current.window_started_at < window
+            )
+            failures = current.failures + 1 if in_window else 1
+            started = current.window_started_at if in_window else now
+            opens = probing or failures >= threshold
+            new = RouteHealth(
+                route,
+                OPEN if opens else CLOSED,
+                failures,
+                started,
+                now if opens else current.opened_at,
+                None,
+            )
+            await conn.execute(
+                update(route_health)
+                .where(route_health.c.route == route)
+                .values(
+                    state=new.state,
+                    failures=new.failures,
+                    window_started_at=new.window_started_at,
+                    opened_at=new.opened_at,
+                    probe_until=None,
+                    updated_at=now,
+                )
+            )
+        return new
+
+    async def record_success(self, route: str, *, now: datetime) -> None:
+        async with self._db.write() as conn:
+            await conn.execute(
+                update(route_health)
+                .where(route_health.c.route == route)
+                .values(
+                    state=CLOSED,
+                    failures=0,
+                    window_started_at=None,
+                    opened_at=None,
+                    probe_until=None,
+                    updated_at=now,
+                )
+            )
+
+    async def take_probe(self, route: str, *, now: datetime, until: datetime) -> bool:
+        """Let exactly one caller (across processes) probe an open circuit."""
+        async with self._db.write() as conn:
+            result = await conn.execute(
+                update(route_health)
+                .where(
+                    route_health.c.route == route,
+                    route_health.c.state == OPEN,
+                    or_(route_health.c.probe_until.is_(None), route_health.c.probe_until < now),
+                )
+                .values(probe_until=until, updated_at=now)
+            )
+        return result.rowcount == 1
+
+    async def in_flight(self, route: str) -> int:
+        """Generations whose job is with this route's provider right now."""
+        async with self._db.read() as conn:
+            count = await conn.scalar(
+                select(func.count())
+                .select_from(generations)
+                .where(
+                    and_(
+                        generations.c.route == route,
+                        generations.c.status == Status.IN_PROGRESS.value,
+                        generations.c.provider_job_id.is_not(None),
+                    )
+                )
+            )
+        return int(count or 0)
+
+    async def ensure(self, route: str, *, now: datetime) -> None:
+        try:
+            async with self._db.write() as conn:
+                await conn.execute(
+                    insert(route_health).values(
+                        route=route, state=CLOSED, failures=0, updated_at=now
+                    )
+                )
+        except IntegrityError:
+            pass
+
+
+def _health(row: Row[Any]) -> RouteHealth:
+    m = row._mapping
+    return RouteHealth(
+        m["route"],
+        m["state"],
+        m["failures"],
+        m["window_started_at"],
+        m["opened_at"],
+        m["probe_until"],
+    )
