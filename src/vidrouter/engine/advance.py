@@ -78,6 +78,7 @@ class Advancer:
         self._fetcher = fetcher
         self._clock = clock
         self._scale = delay_scale
+        self._pacing = t.Pacing(scale=delay_scale)
         self._callback_url = callback_url
         self._inputs = inputs
 
@@ -269,13 +270,13 @@ class Advancer:
 
     async def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
         decision = t.after_error(
-            g, exc, self._clock(), untried=self._router.untried(g), scale=self._scale
+            g, exc, self._clock(), untried=self._router.untried(g), pacing=self._pacing
         )
         return await self._apply(decision, route, exc)
 
     async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
         decision = t.job_failed(
-            g, error, route.key, self._clock(), untried=self._router.untried, scale=self._scale
+            g, error, route.key, self._clock(), untried=self._router.untried, pacing=self._pacing
         )
         return await self._apply(decision, route, error)
 

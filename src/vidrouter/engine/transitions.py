@@ -31,6 +31,17 @@ Backoff = Callable[[int, float | None], timedelta]
 """(tries so far, the provider's Retry-After or None) -> the wait before the next try."""
 
 
+@dataclass(frozen=True)
+class Pacing:
+    """How long retries wait: `backoff`, times `scale` (the provider delay scale)."""
+
+    scale: float = 1.0
+    backoff: Backoff = retry_delay
+
+
+PACING = Pacing()
+
+
 class CircuitEffect(Enum):
     """What a provider error means for its route's circuit breaker."""
 
@@ -82,15 +93,14 @@ def retry_wait(
     exc: ProviderError,
     *,
     untried: bool,
-    scale: float = 1.0,
-    backoff: Backoff = retry_delay,
+    pacing: Pacing = PACING,
 ) -> timedelta:
     """The failover choice: a submit with routes not yet tried goes to the next one at once;
     otherwise wait (the provider's Retry-After when it gave one, else jittered backoff)."""
     if g.step is Step.SUBMIT and untried:
         return timedelta(0)
     retry_after = exc.retry_after if isinstance(exc, RateLimited) else None
-    return backoff(g.tries, retry_after) * scale
+    return pacing.backoff(g.tries, retry_after) * pacing.scale
 
 
 def again(
@@ -99,13 +109,12 @@ def again(
     now: datetime,
     *,
     untried: bool,
-    scale: float = 1.0,
-    backoff: Backoff = retry_delay,
+    pacing: Pacing = PACING,
 ) -> Generation:
     """Try the step again (see `retry_wait`), or fail once MAX_TRIES tries in a row failed."""
     if g.tries + 1 >= MAX_TRIES:
         return failed(g, now, exc.code, exc.message, exc)
-    delay = retry_wait(g, exc, untried=untried, scale=scale, backoff=backoff)
+    delay = retry_wait(g, exc, untried=untried, pacing=pacing)
     return unleased(
         g,
         now,
@@ -122,20 +131,19 @@ def after_error(
     now: datetime,
     *,
     untried: bool,
-    scale: float = 1.0,
-    backoff: Backoff = retry_delay,
+    pacing: Pacing = PACING,
 ) -> Decision:
     """A provider call raised. The user's errors fail the generation; the provider's
     (retryable, or our credentials refused) count against the route and are tried again."""
     if isinstance(exc, AuthFailed):
         if g.step is Step.SUBMIT and untried:
-            row = again(g, exc, now, untried=untried, scale=scale, backoff=backoff)
+            row = again(g, exc, now, untried=untried, pacing=pacing)
         else:
             row = failed(g, now, exc.code, exc.message, exc)
         return Decision(row, CircuitEffect.FATAL)
     if not exc.is_retryable:
         return Decision(failed(g, now, exc.code, exc.message, exc))
-    row = again(g, exc, now, untried=untried, scale=scale, backoff=backoff)
+    row = again(g, exc, now, untried=untried, pacing=pacing)
     return Decision(row, CircuitEffect.FAILURE)
 
 
@@ -146,8 +154,7 @@ def job_failed(
     now: datetime,
     *,
     untried: Callable[[Generation], bool],
-    scale: float = 1.0,
-    backoff: Backoff = retry_delay,
+    pacing: Pacing = PACING,
 ) -> Decision:
     """The provider accepted the job and then said it failed: submit again elsewhere when
     the failure is the provider's and retryable, else the generation fails. `untried` is
@@ -166,7 +173,7 @@ def job_failed(
         provider_error_code=error.provider_code or g.provider_error_code,
         progress=0,
     )
-    row = again(resubmit, error, now, untried=untried(resubmit), scale=scale, backoff=backoff)
+    row = again(resubmit, error, now, untried=untried(resubmit), pacing=pacing)
     return Decision(row, CircuitEffect.FAILURE)
 
 
