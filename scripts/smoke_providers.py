@@ -18,7 +18,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from vidrouter.api import actions
 from vidrouter.composition import Composition
 from vidrouter.domain.catalog import ListedModel, Route
 from vidrouter.providers.registry import factories
@@ -66,8 +65,7 @@ async def main(only: set[str] | None, limit_seconds: float) -> int:
                 "prompt": "a paper boat on a calm lake, morning light",
                 "duration": duration,
             }
-            req = actions.check_create(service, body)
-            g = await actions.accept(service, key.key, req)
+            g = await service.use_cases.create(key.key, service.use_cases.check(body))
             started = time.monotonic()
             while True:
                 current = await service.generations.get(g.id)
