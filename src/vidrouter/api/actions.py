@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 from datetime import timedelta
 
-from vidrouter.domain import ids
+from vidrouter.domain import ids, text
 from vidrouter.domain.catalog import ListedModel, ModelSpec
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound, Unavailable
 from vidrouter.domain.generation import Generation, Status, Step
@@ -21,6 +21,7 @@ from vidrouter.webhooks.outbox import deliveries_for
 
 def check_create(service: Service, body: object) -> CreateRequest:
     """The request checked against the models usable now; raises InvalidRequest."""
+    text.check_json(body)  # forms reach here without parse_json's check
 
     def lookup(model_id: str) -> ListedModel | ModelSpec | None:
         listed = service.catalog.find_listed(model_id, service.providers.usable)

@@ -13,6 +13,7 @@ from vidrouter import __version__
 from vidrouter.api import errors, limits, openapi
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from vidrouter.api.query_guard import QueryGuardMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
 from vidrouter.service import Service
 from vidrouter.settings import Settings
@@ -70,6 +71,7 @@ def create_app(
     app.include_router(health.router)
     app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(QueryGuardMiddleware)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

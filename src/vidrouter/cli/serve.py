@@ -15,6 +15,7 @@ from rich.console import Console
 
 from vidrouter.api.app import create_app
 from vidrouter.cli.common import configure_logging, settings_from
+from vidrouter.cli.server_limits import server_options
 from vidrouter.service import Service
 from vidrouter.settings import Settings
 
@@ -60,6 +61,7 @@ async def _serve(settings: Settings) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        **server_options(settings),
     )
     server = _Server(config)
     try:
