@@ -60,7 +60,8 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     max_connections: int = 1000
 
     _in_head = False
-    _head_bytes = 0
+    _head_bytes = 0  # bytes read while the head was incomplete (a head spanning reads)
+    _parsed_bytes = 0  # the request line and headers as parsed (a head within one read)
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -77,29 +78,49 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self._in_head and not self.transport.is_closing():
-            # The whole read counts: a head over the cap is refused within one read of it.
+            # The whole read counts: a head over the cap is refused within one read of it,
+            # so httptools (which buffers an unfinished header without limit) holds no more.
             self._head_bytes += len(data)
             if self._head_bytes > self.max_header_bytes:
-                self._refuse(
-                    431,
-                    "headers_too_large",
-                    f"the request line and headers exceed {self.max_header_bytes} bytes",
-                )
+                self._refuse_head()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if not self._in_head:
             self._start_head()
 
+    def on_url(self, url: bytes) -> None:
+        self._parsed_bytes += len(url)
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._parsed_bytes += len(name) + len(value) + 4
+        super().on_header(name, value)
+
     def on_headers_complete(self) -> None:
+        over = self._parsed_bytes > self.max_header_bytes
         self._in_head = False
-        self._head_bytes = 0
+        self._head_bytes = self._parsed_bytes = 0
         self._stop_timer()
+        if over:
+            self._refuse_head()
+            raise _HeadTooLarge  # stops the parser: the request is never dispatched
         super().on_headers_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        if not self.transport.is_closing():  # not after our own 431
+            super().send_400_response(msg)
+
+    def _refuse_head(self) -> None:
+        self._refuse(
+            431,
+            "headers_too_large",
+            f"the request line and headers exceed {self.max_header_bytes} bytes",
+        )
 
     def _start_head(self) -> None:
         self._in_head = True
-        self._head_bytes = 0
+        self._head_bytes = self._parsed_bytes = 0
         if self._head_timer is None:
             self._head_timer = self.loop.call_later(self.header_timeout, self._head_timed_out)
 
@@ -119,6 +140,10 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         if self.cycle is None or self.cycle.response_complete:
             self.transport.write(_error_response(status, code, message))
         self.transport.close()
+
+
+class _HeadTooLarge(Exception):
+    pass
 
 
 _REASONS = {431: b"Request Header Fields Too Large", 503: b"Service Unavailable"}

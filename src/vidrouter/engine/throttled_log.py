@@ -36,7 +36,7 @@ class ThrottledLog:
             return
         repeated = self._suppressed.pop(kind, 0)
         self._last[kind] = now
-        fields = {**extra, "repeated": repeated}
+        fields = {**extra, "failure": kind, "repeated": repeated}
         if kind not in self._failing:  # the first of a run: the whole traceback, once
             self._failing.add(kind)
             self._logger.error(kind, extra=fields, exc_info=exc)
@@ -56,4 +56,8 @@ class ThrottledLog:
         if kind in self._failing:
             self._failing.discard(kind)
             repeated = self._suppressed.pop(kind, 0)
-            self._logger.warning("%s_recovered", kind, extra={"repeated": repeated})
+            self._logger.warning(
+                "%s_recovered",
+                kind,
+                extra={"failure": kind, "recovered": True, "repeated": repeated},
+            )
