@@ -10,6 +10,7 @@ text, since it says what to change ("the image must be at least 300x300").
 
 from __future__ import annotations
 
+import json
 import re
 
 _WORDING = {
@@ -42,7 +43,11 @@ _IMAGE_REASONS = (
 # "POST /fal-ai/kling-video/v1 answered 422: " and the like, written by providers/http.py.
 _REQUEST_LINE = re.compile(r"^[A-Z]{3,7} \S+ (?:answered \d{3}|timed out|failed)\S*:?\s*")
 _PATH = re.compile(r"(?:^|[\s'\"(=])(?:/[\w.@+-]+){2,}")
-_UNSHOWABLE = re.compile(r"[{}\[\]<>]|https?://|Traceback|Errno|\bsuccess\b")
+# The human sentence inside a raw JSON body ({"error": {"message": "..."}} and the like).
+_MESSAGE_FIELD = re.compile(
+    r'"(?:message|msg|detail|error_message|status_msg|error)"\s*:\s*"((?:[^"\\]|\\.){1,500})"'
+)
+_UNSHOWABLE = re.compile(r"[{}<>]|https?://|Traceback|Errno|\bsuccess\b")
 
 
 def client_message(code: str, stored: str) -> str:
@@ -63,8 +68,18 @@ def provider_reason(stored: str) -> str | None:
     """The provider's reason as plain text, or None when it is not fit to show: a raw body,
     a URL or a file path, markup, or nothing at all."""
     reason = _REQUEST_LINE.sub("", stored.strip()).strip()
+    if reason.startswith("{"):
+        found = _MESSAGE_FIELD.search(reason)
+        reason = _json_string(found[1]) if found else ""
     if not reason or _UNSHOWABLE.search(reason) or _PATH.search(reason):
         return None
     if len(reason) > _MAX_REASON:
         reason = reason[:_MAX_REASON].rstrip() + "…"
     return reason
+
+
+def _json_string(escaped: str) -> str:
+    try:
+        return str(json.loads(f'"{escaped}"')).strip()
+    except ValueError:
+        return ""
