@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 import pytest
 
 from tests.support.harness import Harness, running, test_settings

@@ -76,8 +76,9 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        head_before = self._in_head  # a head that began within this read is counted as parsed
         super().data_received(data)
-        if self._in_head and not self.transport.is_closing():
+        if head_before and self._in_head and not self.transport.is_closing():
             # The whole read counts: a head over the cap is refused within one read of it,
             # so httptools (which buffers an unfinished header without limit) holds no more.
             self._head_bytes += len(data)

@@ -106,16 +106,16 @@ def _model(body: Mapping[str, object], lookup: ModelLookup) -> ListedModel:
 def _prompt(body: Mapping[str, object], limits: RequestLimits) -> str:
     prompt = _string(body, "prompt", required=True)
     assert prompt is not None
-    if text.is_blank(prompt):
-        raise InvalidRequest(
-            "prompt must not be empty (it has only spaces or invisible characters)",
-            code="prompt_empty",
-            param="prompt",
-        )
     if len(prompt) > limits.max_prompt_chars:
         raise InvalidRequest(
             f"prompt has {len(prompt)} characters; the limit is {limits.max_prompt_chars}",
             code="prompt_too_long",
+            param="prompt",
+        )
+    if text.is_blank(prompt):  # after the length: its loop stays short
+        raise InvalidRequest(
+            "prompt must not be empty (it has only spaces or invisible characters)",
+            code="prompt_empty",
             param="prompt",
         )
     if "\x00" in prompt:

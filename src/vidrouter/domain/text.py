@@ -66,8 +66,8 @@ def check_json(value: object) -> None:
 def is_blank(value: str) -> bool:
     """True when `value` shows nothing: only spaces, zero-width or other invisible marks."""
     return all(
-        c.isspace() or c in _INVISIBLE or unicodedata.category(c) in _INVISIBLE_CATEGORIES
-        for c in value
+        c in _INVISIBLE or unicodedata.category(c) in _INVISIBLE_CATEGORIES
+        for c in value.strip()  # visible text ends the loop at its first character
     )
 
 
