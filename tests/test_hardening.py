@@ -20,6 +20,7 @@ from PIL import Image
 from tests.support.harness import Harness, running, test_settings
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
+from vidrouter.domain.client_errors import client_message
 
 BASE: dict[str, Any] = {"model": "local-preview", "prompt": "a red fox", "duration": 1}
 SURROGATE = "a\ud800b"
@@ -350,3 +351,55 @@ async def test_provider_internals_never_reach_the_client(tmp_path: Path) -> None
                     else:
                         # The provider's words stay on the generation for operators.
                         assert stored.error.message != done["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("code", "stored", "shown", "hidden"),
+    [
+        (
+            "provider_unavailable",
+            'POST /fal-ai/kling-video/v2/master answered 401: {"detail": "Invalid key"}',
+            "not available right now",
+            ["POST", "fal-ai", "401", "{", "Invalid key"],
+        ),
+        (
+            "provider_error",
+            "MiniMax reported the task failed: success",
+            "could not make",
+            ["success"],
+        ),
+        (
+            "provider_error",
+            "[Errno 28] No space left on device: '/srv/vidrouter-data/scratch/ab.mp4'",
+            "could not make",
+            ["/srv", "Errno", "scratch"],
+        ),
+        (
+            "invalid_input",
+            'POST /api/v3/tasks answered 400: {"error": {"message": "image is 100x100; min 300"}}',
+            "The provider said: image is 100x100; min 300",
+            ["POST", "/api/", "{"],
+        ),
+        (
+            "content_policy",
+            "failed reading /home/op/vidrouter/x.json",
+            "content policy",
+            ["/home"],
+        ),
+        (
+            "invalid_input",
+            "image_url: image_url refused: 10.0.0.8 is private",
+            "not allowed",
+            ["10."],
+        ),
+    ],
+)
+def test_client_wording_hides_what_only_operators_need(
+    code: str, stored: str, shown: str, hidden: list[str]
+) -> None:
+    """The examples of issue 15 item 9, through the function every Generation object uses
+    (the HTTP path is test_provider_internals_never_reach_the_client)."""
+    message = client_message(code, stored)
+    assert shown in message, message
+    for part in hidden:
+        assert part not in message, (part, message)
