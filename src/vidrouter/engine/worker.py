@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from datetime import timedelta
 
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.engine.advance import Advancer, Outcome
 from vidrouter.engine.throttled_log import ThrottledLog
+from vidrouter.engine.transitions import crash_delay
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore
 
@@ -45,7 +45,7 @@ class GenerationWorker:
                 raise
             except Exception as exc:
                 self._log.failure("generation_step_crashed", exc, {"generation_id": g.id})
-                delay = timedelta(seconds=5 * (g.tries + 1))
+                delay = crash_delay(g)
                 outcome = self._advancer.retry_after_crash(g, delay)
             await self._save(outcome)
         finally:
