@@ -39,7 +39,7 @@ from vidrouter.providers.base import (
     ProviderRequest,
     ProviderUnavailable,
 )
-from vidrouter.providers.fal import FalProvider, _requests_path, published
+from vidrouter.providers.fal.adapter import FalProvider, _requests_path, published
 from vidrouter.settings import Settings
 
 KEY = "test-key"

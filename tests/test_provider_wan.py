@@ -464,7 +464,8 @@ async def test_a_task_that_never_finishes_times_out_and_is_canceled(
         (401, "InvalidApiKey", AuthFailed, "provider_unavailable"),
         (403, "AccessDenied.Unpurchased", AuthFailed, "provider_unavailable"),
         (404, "ModelNotFound", AuthFailed, "provider_unavailable"),
-        (429, "Throttling.AllocationQuota", RateLimited, "rate_limited"),
+        (429, "Throttling.AllocationQuota", AuthFailed, "provider_unavailable"),
+        (429, "Throttling.RateQuota", RateLimited, "rate_limited"),
         (500, "InternalError", ProviderUnavailable, "provider_unavailable"),
     ],
 )

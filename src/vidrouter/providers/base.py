@@ -11,7 +11,13 @@ retry, sleep or touch the store: the engine does, guided by the error classes be
     ├── JobFailed                 per case    provider_error          (the job failed there)
     ├── InvalidInput              no          invalid_input           (the user's request)
     ├── ContentRejected           no          content_policy          (moderation)
-    └── AuthFailed                no          provider_unavailable    (our credentials / quota)
+    └── AccountRefused            no*         provider_unavailable    (our account: key, credit,
+                                                                       quota, suspension)
+
+* An account-level refusal is never retried on the same route: the engine opens the route's
+circuit at once and moves to the next route of the model, whatever HTTP status it came with
+(Kling's "no units" is a 429, MiniMax's "no balance" a 200). `AuthFailed` is its older name.
+Each provider's `errors` module decides, per documented error code, which class an answer is.
 """
 
 from __future__ import annotations
@@ -101,8 +107,15 @@ class ContentRejected(ProviderError):
     code = "content_policy"
 
 
-class AuthFailed(ProviderError):
+class AccountRefused(ProviderError):
+    """The provider refused our account, not the request: a rejected key, no credit, an
+    exhausted quota, a suspension. Only the operator can fix it, so no retry on this route."""
+
     code = "provider_unavailable"
+
+
+# The older name, still what the engine catches: a refused key is one account-level refusal.
+AuthFailed = AccountRefused
 
 
 @dataclass(frozen=True)

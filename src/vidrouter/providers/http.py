@@ -1,8 +1,9 @@
 """HTTP for adapters: one client per provider, and httpx's outcomes turned into our errors.
 
 Adapters call `send()`; it returns a 2xx response or raises the `ProviderError` subclass
-the engine acts on. An adapter that knows its provider's error body better (a moderation
-code inside a 400, say) catches `ProviderError`, reads `.response`, and raises a finer one.
+the engine acts on. The status code gives the first guess; the provider's `errors.refine`,
+passed as `refine=`, reads the error body and its documented code and returns a finer error
+(an account refusal behind a 429, a moderation code inside a 400, ...).
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import httpx
 
 from vidrouter.providers.base import (
-    AuthFailed,
+    AccountRefused,
     InvalidInput,
     MalformedResponse,
     ProviderError,
@@ -26,6 +27,9 @@ from vidrouter.providers.base import (
 )
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+Refine = Callable[[ProviderError], ProviderError]
+E = TypeVar("E", bound=ProviderError)
 
 
 def new_client(base_url: str, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
@@ -46,8 +50,10 @@ async def send(
     url: str,
     *,
     request_id_header: str | None = None,
+    refine: Refine | None = None,
     **kwargs: Any,
 ) -> httpx.Response:
+    """A 2xx response, or the error it stands for (made finer by `refine`, if given)."""
     try:
         response = await client.request(method, url, **kwargs)
     except httpx.TimeoutException as exc:
@@ -56,7 +62,56 @@ async def send(
         raise ProviderUnavailable(f"{method} {url} failed: {type(exc).__name__}") from exc
     if response.is_success:
         return response
-    raise error_for(response, request_id_header=request_id_header)
+    error = error_for(response, request_id_header=request_id_header)
+    if refine is not None:
+        refined = refine(error)
+        if refined is not error:
+            raise refined from error
+    raise error
+
+
+def reclassify(exc: ProviderError, cls: type[E], message: str | None = None, **kw: Any) -> E:
+    """`exc` as another class: same status, request id, provider code and response, unless
+    `kw` says otherwise."""
+    values: dict[str, Any] = {
+        "provider_code": exc.provider_code,
+        "request_id": exc.request_id,
+        "status_code": exc.status_code,
+    }
+    values.update(kw)
+    if issubclass(cls, RateLimited) and "retry_after" not in values:
+        values["retry_after"] = exc.retry_after if isinstance(exc, RateLimited) else None
+    error = cls(message if message is not None else exc.message, **values)
+    error.response = exc.response
+    return error
+
+
+def error_json(response: httpx.Response | None) -> Any:
+    """The JSON of an error answer, or None when it has none (an HTML page, an empty body)."""
+    if response is None:
+        return None
+    try:
+        return response.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+async def delete_tolerating(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    gone: tuple[int, ...] = (404,),
+    **kwargs: Any,
+) -> httpx.Response | None:
+    """Cancel or delete a job; an answer in `gone` (it no longer exists, it already ended)
+    is no error: the job is not running either way."""
+    try:
+        return await send(client, method, url, **kwargs)
+    except ProviderError as exc:
+        if exc.status_code in gone:
+            return None
+        raise
 
 
 def error_for(response: httpx.Response, *, request_id_header: str | None = None) -> ProviderError:
@@ -70,8 +125,8 @@ def error_for(response: httpx.Response, *, request_id_header: str | None = None)
     error: ProviderError
     if status == 429:
         error = RateLimited(message, retry_after=retry_after(response.headers), **kw)
-    elif status in (401, 403):
-        error = AuthFailed(message, **kw)
+    elif status in (401, 402, 403):  # our key or our account, whatever the request was
+        error = AccountRefused(message, **kw)
     elif status == 408:
         error = ProviderTimeout(message, **kw)
     elif status >= 500:

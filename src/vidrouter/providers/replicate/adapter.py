@@ -43,7 +43,6 @@ from vidrouter.domain.catalog import load_catalog
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers.base import (
     AuthFailed,
-    ContentRejected,
     InvalidInput,
     JobFailed,
     JobState,
@@ -56,11 +55,11 @@ from vidrouter.providers.base import (
     ProviderRequest,
     ProviderStatus,
     PublishedModel,
-    RateLimited,
     ResultRef,
 )
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.http import delete_tolerating, json_object, new_client, reclassify, send
 from vidrouter.providers.images import decode_data_uri
+from vidrouter.providers.replicate import errors
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +89,6 @@ _STATES: Mapping[str, JobState] = {
 }
 # tqdm progress lines in `logs`, as the SDK's Prediction.Progress reads them.
 _PROGRESS = re.compile(r"^\s*(\d+)%\s*\|.+?\|\s*\d+/\d+", re.MULTILINE)
-_ERROR_CODE = re.compile(r"\b(E\d{3,4})\b")
-_RESETS_IN = re.compile(r"~?(\d+(?:\.\d+)?)\s*s\b")
-_MODERATION = ("flagged as sensitive", "nsfw", "content policy", "moderation", "safety filter")
-_BAD_INPUT = ("input validation error", "invalid image", "could not load", "cannot identify")
 
 
 class ReplicateProvider:
@@ -124,10 +119,9 @@ class ReplicateProvider:
         if request.callback_url is not None:
             body["webhook"] = request.callback_url
             body["webhook_events_filter"] = ["completed"]
-        try:
-            response = await send(self._client, "POST", path, json=body)
-        except ProviderError as exc:
-            raise _refine(exc, model=model) from exc
+        response = await send(
+            self._client, "POST", path, json=body, refine=errors.refine_for_model(model)
+        )
         prediction = json_object(response)
         prediction_id = prediction.get("id")
         if not isinstance(prediction_id, str) or not prediction_id:
@@ -148,18 +142,17 @@ class ReplicateProvider:
         return ResultRef(url=url, headers=self._auth if same_host else {})
 
     async def cancel(self, job: ProviderJob) -> None:
-        try:
-            await send(self._client, "POST", CANCEL_PATH.format(id=job.id))
-        except ProviderError as exc:
-            if exc.status_code not in (404, 409, 422):  # gone, or already finished
-                raise _refine(exc) from exc
+        await delete_tolerating(
+            self._client,
+            "POST",
+            CANCEL_PATH.format(id=job.id),
+            gone=(404, 409, 422),  # gone, or already finished
+            refine=errors.refine,
+        )
 
     async def webhook_secret(self) -> str:
         """The account's webhook signing secret (`whsec_...`), for `verify_webhook`."""
-        try:
-            response = await send(self._client, "GET", SECRET_PATH)
-        except ProviderError as exc:
-            raise _refine(exc) from exc
+        response = await send(self._client, "GET", SECRET_PATH, refine=errors.refine)
         key = json_object(response).get("key")
         if not isinstance(key, str) or not key:
             raise MalformedResponse("Replicate answered the webhook secret without a key")
@@ -170,16 +163,16 @@ class ReplicateProvider:
 
     async def _get(self, prediction_id: str) -> dict[str, Any]:
         try:
-            response = await send(self._client, "GET", PREDICTION_PATH.format(id=prediction_id))
+            response = await send(
+                self._client, "GET", PREDICTION_PATH.format(id=prediction_id), refine=errors.refine
+            )
         except ProviderError as exc:
-            if exc.status_code == 404:
-                raise JobFailed(
-                    f"Replicate no longer has prediction {prediction_id}",
-                    retryable=True,
-                    provider_code="not_found",
-                    status_code=404,
-                ) from exc
-            raise _refine(exc) from exc
+            if exc.status_code != 404:
+                raise
+            text = f"Replicate no longer has prediction {prediction_id}"
+            raise reclassify(
+                exc, JobFailed, text, retryable=True, provider_code="not_found"
+            ) from exc
         return json_object(response)
 
     async def _image_value(self, url: str) -> str:
@@ -193,12 +186,13 @@ class ReplicateProvider:
         if len(data) <= DATA_URI_LIMIT:
             return url
         name = "first-frame.png" if mime == "image/png" else "first-frame.jpg"
-        try:
-            response = await send(
-                self._client, "POST", FILES_PATH, files={"content": (name, data, mime)}
-            )
-        except ProviderError as exc:
-            raise _refine(exc) from exc
+        response = await send(
+            self._client,
+            "POST",
+            FILES_PATH,
+            files={"content": (name, data, mime)},
+            refine=errors.refine,
+        )
         urls = json_object(response).get("urls")
         get = urls.get("get") if isinstance(urls, dict) else None
         if not isinstance(get, str) or not get:
@@ -293,7 +287,7 @@ def _status(prediction: dict[str, Any], job: ProviderJob) -> ProviderStatus:
         )
         return ProviderStatus(JobState.FAILED, error=error)
     if state is JobState.FAILED:
-        return ProviderStatus(state, error=_failure(prediction.get("error"), job.id))
+        return ProviderStatus(state, error=errors.failure(prediction.get("error"), job.id))
     if state is JobState.SUCCEEDED:
         url = _output_url(prediction.get("output"))
         if url is None and prediction.get("data_removed") is True:
@@ -327,59 +321,6 @@ def _progress(logs: object) -> int | None:
     return max(0, min(99, int(found[-1]))) if found else None
 
 
-def _failure(error: object, job_id: str) -> ProviderError:
-    text = error.strip() if isinstance(error, str) and error.strip() else "no error message"
-    match = _ERROR_CODE.search(text)
-    code = match.group(1) if match else None
-    lowered = text.lower()
-    message = f"Replicate prediction {job_id} failed: {text[:500]}"
-    if code == "E005" or any(word in lowered for word in _MODERATION):
-        return ContentRejected(message, provider_code=code or "content_policy")
-    if any(word in lowered for word in _BAD_INPUT):
-        return InvalidInput(message, provider_code=code or "input_validation")
-    # Replicate's or the model's own failure (E1000 unknown, E1001 out of memory, E6716
-    # timeout starting, ...): a fresh prediction may well succeed.
-    return JobFailed(message, retryable=True, provider_code=code or "failed")
-
-
-def _refine(exc: ProviderError, *, model: str | None = None) -> ProviderError:
-    """A finer error from Replicate's problem+json body where it says more than the status."""
-    response = exc.response
-    if response is None:
-        return exc
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    body = body if isinstance(body, dict) else {}
-    title, detail = str(body.get("title") or ""), str(body.get("detail") or "")
-    text = detail or title or f"HTTP {response.status_code}"
-    kw: dict[str, Any] = {
-        "status_code": exc.status_code,
-        "request_id": exc.request_id,
-        "provider_code": title or str(response.status_code),
-    }
-    refined: ProviderError
-    lowered = text.lower()
-    if response.status_code == 402 or "insufficient credit" in lowered:
-        refined = AuthFailed(f"Replicate refused for billing reasons: {text}", **kw)
-    elif response.status_code == 404 and model is not None:
-        refined = AuthFailed(f"Replicate does not serve {model}: {text}", **kw)
-    elif isinstance(exc, RateLimited):
-        seconds = exc.retry_after
-        found = _RESETS_IN.search(detail)
-        if seconds is None and found:
-            seconds = float(found.group(1))
-        refined = RateLimited(f"Replicate throttled the request: {text}", retry_after=seconds, **kw)
-    elif response.status_code in (400, 422) and any(word in lowered for word in _MODERATION):
-        refined = ContentRejected(f"Replicate refused the input: {text}", **kw)
-    else:
-        exc.provider_code = kw["provider_code"]
-        return exc
-    refined.response = response
-    return refined
-
-
 # --- the host's catalog (for `vidrouter catalog check`) --------------------------------------
 
 
@@ -397,11 +338,11 @@ async def published(ctx: ProviderContext, wanted: Sequence[str]) -> list[Publish
         for model in wanted:
             path = MODEL_PATH.format(model=model.partition(":")[0])
             try:
-                response = await send(client, "GET", path)
+                response = await send(client, "GET", path, refine=errors.refine)
             except ProviderError as exc:
                 if exc.status_code == 404:
                     continue  # Replicate no longer publishes it
-                raise _refine(exc) from exc
+                raise
             found.append(describe(model, json_object(response), options.get(model, {})))
     finally:
         await client.aclose()

@@ -20,7 +20,6 @@ idempotency key, no progress figure and no cancel for video operations.
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, ClassVar
@@ -30,25 +29,20 @@ import httpx
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
     InvalidInput,
-    JobFailed,
     JobState,
     MalformedResponse,
     PollPolicy,
     ProviderContext,
-    ProviderError,
     ProviderFactory,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    ProviderUnavailable,
-    RateLimited,
     ResultRef,
 )
-from vidrouter.providers.http import json_object, new_client, retry_after, send
+from vidrouter.providers.http import json_object, new_client, send
 from vidrouter.providers.images import load_image
+from vidrouter.providers.veo import errors
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -61,38 +55,6 @@ _ROUTE_PARAMETERS = {
     "negative_prompt": "negativePrompt",
     "person_generation": "personGeneration",
 }
-# google.rpc.Code numbers, for operation errors that carry only the number.
-_GRPC_STATUS = {
-    1: "CANCELLED",
-    2: "UNKNOWN",
-    3: "INVALID_ARGUMENT",
-    4: "DEADLINE_EXCEEDED",
-    5: "NOT_FOUND",
-    7: "PERMISSION_DENIED",
-    8: "RESOURCE_EXHAUSTED",
-    9: "FAILED_PRECONDITION",
-    10: "ABORTED",
-    11: "OUT_OF_RANGE",
-    13: "INTERNAL",
-    14: "UNAVAILABLE",
-    16: "UNAUTHENTICATED",
-}
-# Our key or account, not the user's request: FAILED_PRECONDITION is how the API says
-# "enable billing" or "not available in your region".
-_ACCOUNT_ERRORS = {"UNAUTHENTICATED", "PERMISSION_DENIED", "FAILED_PRECONDITION"}
-_USER_ERRORS = {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE"}
-_TRANSIENT = {
-    "UNKNOWN",
-    "DEADLINE_EXCEEDED",
-    "RESOURCE_EXHAUSTED",
-    "ABORTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-}
-_SAFETY = re.compile(
-    r"safety|responsible ai|\brai\b|usage guidelines|polic(y|ies)|sensitive|prohibited|blocked",
-    re.IGNORECASE,
-)
 
 
 class VeoProvider:
@@ -148,7 +110,7 @@ class VeoProvider:
             return ProviderStatus(JobState.RUNNING)
         error = operation.get("error")
         if isinstance(error, dict):
-            return ProviderStatus(JobState.FAILED, error=_operation_error(error))
+            return ProviderStatus(JobState.FAILED, error=errors.operation_error(error))
         result = _dig(operation, "response", "generateVideoResponse")
         if not isinstance(result, dict):
             raise MalformedResponse(f"operation {job.id} is done without a response")
@@ -156,7 +118,7 @@ class VeoProvider:
         if uri is not None:
             data: JobData = {**job.data, "video_uri": uri}
             return ProviderStatus(JobState.SUCCEEDED, progress=100, data=data)
-        return ProviderStatus(JobState.FAILED, error=_empty_result_error(result))
+        return ProviderStatus(JobState.FAILED, error=errors.empty_result_error(result))
 
     # --- result and cancel -------------------------------------------------------------------
 
@@ -181,79 +143,8 @@ class VeoProvider:
     async def _send(
         self, method: str, path: str, *, submitting: bool, **kwargs: Any
     ) -> httpx.Response:
-        try:
-            return await send(self._client, method, path, **kwargs)
-        except ProviderError as exc:
-            if exc.response is None:
-                raise
-            refined = _refine(exc, exc.response, submitting=submitting)
-            if refined is exc:
-                raise
-            raise refined from exc
-
-
-def _refine(exc: ProviderError, response: httpx.Response, *, submitting: bool) -> ProviderError:
-    """The error a Google error body stands for, beyond what its HTTP status says."""
-    try:
-        body = response.json()
-    except ValueError:
-        return exc
-    if isinstance(body, list) and len(body) == 1:  # some Google front ends wrap it in a list
-        body = body[0]
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return exc
-    status = str(error.get("status") or "")
-    reason = _error_reason(error)
-    message = f"Gemini API {response.status_code} {status}: {error.get('message', '')}".strip()
-    kw: dict[str, Any] = {
-        "provider_code": reason or status or None,
-        "status_code": response.status_code,
-    }
-    refined: ProviderError
-    if reason == "API_KEY_INVALID" or status in _ACCOUNT_ERRORS:
-        refined = AuthFailed(message, **kw)
-    elif response.status_code == 404 and submitting:
-        # The model is not (or no longer) served here: a fault of the route, not the user's.
-        refined = ProviderUnavailable(message, **kw)
-    elif response.status_code == 404:
-        refined = JobFailed(message, retryable=False, **kw)
-    elif response.status_code == 429:
-        delay = retry_after(response.headers)
-        refined = RateLimited(
-            message, retry_after=_retry_delay(error) if delay is None else delay, **kw
-        )
-    elif isinstance(exc, InvalidInput) and _SAFETY.search(message):
-        refined = ContentRejected(message, **kw)
-    else:
-        refined = type(exc)(message, **kw)
-    refined.response = response
-    return refined
-
-
-def _operation_error(error: Mapping[str, Any]) -> ProviderError:
-    """A failed operation's google.rpc.Status as our error."""
-    code = error.get("code")
-    status = error.get("status")
-    if not isinstance(status, str):
-        status = _GRPC_STATUS.get(code, "UNKNOWN") if isinstance(code, int) else "UNKNOWN"
-    message = f"Veo operation failed ({status}): {error.get('message', '')}"
-    if _SAFETY.search(str(error.get("message", ""))):
-        return ContentRejected(message, provider_code=status)
-    if status in _USER_ERRORS:
-        return InvalidInput(message, provider_code=status)
-    return JobFailed(message, retryable=status in _TRANSIENT, provider_code=status)
-
-
-def _empty_result_error(result: Mapping[str, Any]) -> ProviderError:
-    """A finished operation without a video: Google's safety filters, or nothing at all."""
-    reasons = result.get("raiMediaFilteredReasons")
-    reasons = [str(r) for r in reasons] if isinstance(reasons, list) else []
-    count = result.get("raiMediaFilteredCount")
-    if reasons or (isinstance(count, int) and count > 0):
-        text = " ".join(reasons) or "the video was filtered by Google's safety filters"
-        return ContentRejected(text, provider_code="RAI_MEDIA_FILTERED")
-    return JobFailed("Veo finished without a video", provider_code="NO_GENERATED_SAMPLES")
+        refine = errors.refine_submit if submitting else errors.refine
+        return await send(self._client, method, path, refine=refine, **kwargs)
 
 
 def _first_video_uri(result: Mapping[str, Any]) -> str | None:
@@ -264,27 +155,6 @@ def _first_video_uri(result: Mapping[str, Any]) -> str | None:
         uri = _dig(sample, "video", "uri")
         if isinstance(uri, str) and uri:
             return uri
-    return None
-
-
-def _error_reason(error: Mapping[str, Any]) -> str | None:
-    """The ErrorInfo reason (API_KEY_INVALID, ...) among the error's details, if any."""
-    details = error.get("details")
-    for detail in details if isinstance(details, list) else []:
-        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("ErrorInfo"):
-            reason = detail.get("reason")
-            return str(reason) if reason else None
-    return None
-
-
-def _retry_delay(error: Mapping[str, Any]) -> float | None:
-    """Seconds from a google.rpc.RetryInfo detail ("retryDelay": "38s"), if any."""
-    details = error.get("details")
-    for detail in details if isinstance(details, list) else []:
-        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
-            match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", str(detail.get("retryDelay", "")))
-            if match:
-                return float(match.group(1))
     return None
 
 

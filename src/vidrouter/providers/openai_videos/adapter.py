@@ -41,9 +41,7 @@ from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import http
 from vidrouter.providers.base import (
     AuthFailed,
-    ContentRejected,
     InvalidInput,
-    JobFailed,
     JobState,
     MalformedResponse,
     PollPolicy,
@@ -53,10 +51,10 @@ from vidrouter.providers.base import (
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    RateLimited,
     ResultRef,
 )
 from vidrouter.providers.images import load_image, to_data_uri
+from vidrouter.providers.openai_videos import errors
 from vidrouter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,11 +79,6 @@ _STATES = {
     "cancelled": JobState.CANCELED,
     "canceled": JobState.CANCELED,
 }
-_MODERATION_CODES = frozenset(
-    {"moderation_blocked", "content_policy_violation", "content_filter", "safety_violation"}
-)
-_MODERATION_WORDS = ("moderation", "content policy", "safety system", "content_policy")
-_RETRYABLE_JOB_CODES = frozenset({"internal_error", "server_error", "timeout", "overloaded"})
 
 
 @dataclass(frozen=True)
@@ -208,16 +201,14 @@ class OpenAIVideosProvider:
     ) -> httpx.Response:
         if upstream.timeout is not None:
             kw["timeout"] = httpx.Timeout(upstream.timeout, connect=min(10.0, upstream.timeout))
-        try:
-            return await http.send(
-                self._client(upstream.base_url),
-                method,
-                path,
-                request_id_header=REQUEST_ID_HEADER,
-                **kw,
-            )
-        except ProviderError as exc:
-            raise refine(exc, lost_job=lost_job) from exc
+        return await http.send(
+            self._client(upstream.base_url),
+            method,
+            path,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=errors.refine_lost_job if lost_job else errors.refine,
+            **kw,
+        )
 
     async def _reference(self, request: ProviderRequest, size: str) -> tuple[str, bytes, str]:
         assert request.image_url is not None
@@ -310,69 +301,8 @@ def status_of(video: Mapping[str, Any]) -> ProviderStatus:
     if state is JobState.SUCCEEDED:
         return ProviderStatus(state, progress=100, billed_seconds=_seconds(video.get("seconds")))
     if state is JobState.FAILED:
-        return ProviderStatus(state, progress=percent, error=job_error(video))
+        return ProviderStatus(state, progress=percent, error=errors.job_error(video))
     return ProviderStatus(state, progress=percent)
-
-
-def job_error(video: Mapping[str, Any]) -> ProviderError:
-    found = video.get("error")
-    error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    code = _text(error.get("code")) or ("expired" if video.get("status") == "expired" else None)
-    message = _text(error.get("message")) or "the upstream reported that the video failed"
-    if _is_moderation(code, None, message):
-        return ContentRejected(message, provider_code=code)
-    if code and (code.startswith("invalid") or "image" in code):
-        return InvalidInput(message, provider_code=code)
-    return JobFailed(message, retryable=code in _RETRYABLE_JOB_CODES, provider_code=code)
-
-
-def refine(exc: ProviderError, *, lost_job: bool = False) -> ProviderError:
-    """A finer error from the OpenAI error body `{"error": {message, type, param, code}}`."""
-    response = exc.response
-    if response is None:
-        return exc
-    code, kind, param, message = _error_fields(response)
-    status = response.status_code
-    kw: dict[str, Any] = {
-        "provider_code": code or kind,
-        "request_id": exc.request_id,
-        "status_code": status,
-    }
-    text = f"{response.request.method} {response.request.url.path} answered {status}: {message}"
-    refined: ProviderError
-    if _is_moderation(code, kind, message):
-        refined = ContentRejected(message or text, **kw)
-    elif status == 402 or "insufficient_quota" in (code, kind):
-        refined = AuthFailed(text, **kw)  # billing: our account, not the user's request
-    elif status in (404, 410) and lost_job:
-        refined = JobFailed(f"the upstream no longer knows this video ({text})", **kw)
-    elif status in (404, 405) or param == "model" or code == "model_not_found":
-        refined = AuthFailed(f"the route's upstream or model is misconfigured: {text}", **kw)
-    elif isinstance(exc, RateLimited):
-        refined = RateLimited(text, retry_after=exc.retry_after, **kw)
-    else:
-        refined = type(exc)(text, **kw)
-    refined.response = response
-    return refined
-
-
-def _error_fields(response: httpx.Response) -> tuple[str | None, str | None, str | None, str]:
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return None, None, None, " ".join(response.text.split())[:300]
-    message = _text(error.get("message")) or ""
-    return _text(error.get("code")), _text(error.get("type")), _text(error.get("param")), message
-
-
-def _is_moderation(code: str | None, kind: str | None, message: str) -> bool:
-    if code in _MODERATION_CODES or kind in _MODERATION_CODES:
-        return True
-    lowered = message.lower()
-    return any(word in lowered for word in _MODERATION_WORDS)
 
 
 def _text(value: object) -> str | None:
@@ -395,4 +325,4 @@ def _build(ctx: ProviderContext) -> OpenAIVideosProvider:
 # registry checks before it lists the route.
 FACTORY = ProviderFactory(NAME, (), _build)
 
-__all__ = ["FACTORY", "OpenAIVideosProvider", "Upstream", "refine", "size_for", "status_of"]
+__all__ = ["FACTORY", "OpenAIVideosProvider", "Upstream", "seconds_for", "size_for", "status_of"]

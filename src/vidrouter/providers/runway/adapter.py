@@ -22,23 +22,21 @@ import httpx
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
     InvalidInput,
     JobFailed,
     JobState,
     MalformedResponse,
     PollPolicy,
     ProviderContext,
-    ProviderError,
     ProviderFactory,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
     ResultRef,
 )
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.http import delete_tolerating, json_object, new_client, send
 from vidrouter.providers.images import load_image, to_data_uri
+from vidrouter.providers.runway import errors
 
 API_VERSION = "2024-11-06"
 DEFAULT_BASE_URL = "https://api.dev.runwayml.com"
@@ -169,25 +167,22 @@ class RunwayProvider:
         return ResultRef(url=url)
 
     async def cancel(self, job: ProviderJob) -> None:
-        try:
-            await self._send("DELETE", _task_path(job.id))
-        except InvalidInput as exc:
-            if exc.status_code != 404:  # already gone: nothing to stop
-                raise
+        await delete_tolerating(
+            self._client, "DELETE", _task_path(job.id), request_id_header=REQUEST_ID_HEADER
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return await send(
-                self._client, method, url, request_id_header=REQUEST_ID_HEADER, **kwargs
-            )
-        except ProviderError as exc:
-            refined = _refine(exc)
-            if refined is exc:
-                raise
-            raise refined from exc
+        return await send(
+            self._client,
+            method,
+            url,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=errors.refine,
+            **kwargs,
+        )
 
 
 # --- translation ----------------------------------------------------------------------------
@@ -238,7 +233,7 @@ def _status(task: Mapping[str, Any], job: ProviderJob) -> ProviderStatus:
         billed = float(duration) if isinstance(duration, int | float) else None
         return ProviderStatus(JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data)
     if status == "FAILED":
-        return ProviderStatus(JobState.FAILED, error=_failure(task))
+        return ProviderStatus(JobState.FAILED, error=errors.task_failure(task))
     if status == "CANCELLED":
         return ProviderStatus(JobState.CANCELED)
     raise MalformedResponse(f"Runway task {job.id} has an unknown status {status!r}")
@@ -250,72 +245,6 @@ def _percent(progress: object) -> int | None:
     if not math.isfinite(progress):
         return None
     return max(0, min(99, int(progress * 100)))
-
-
-def _failure(task: Mapping[str, Any]) -> ProviderError:
-    """A FAILED task's `failureCode` as our error (docs.dev.runwayml.com/errors/task-failures)."""
-    raw_code = task.get("failureCode")
-    code = raw_code if isinstance(raw_code, str) and raw_code else None
-    reason = task.get("failure")
-    message = f"Runway: {reason if isinstance(reason, str) and reason else 'the task failed'}"
-    if code is not None:
-        message += f" ({code})"
-    if code is None:
-        return JobFailed(message, retryable=True)
-    if code.startswith("SAFETY.") or code.startswith("INPUT_PREPROCESSING.SAFETY"):
-        return ContentRejected(message, provider_code=code)
-    if code.startswith("ASSET."):
-        return InvalidInput(message, provider_code=code)
-    if code.startswith("INTERNAL.BAD_OUTPUT"):  # the same input tends to fail the same way
-        return JobFailed(message, retryable=False, provider_code=code)
-    if code.startswith(("INTERNAL", "INPUT_PREPROCESSING.", "THIRD_PARTY.")):
-        return JobFailed(message, retryable=True, provider_code=code)
-    return JobFailed(message, retryable=False, provider_code=code)
-
-
-def _refine(exc: ProviderError) -> ProviderError:
-    """Runway answers 400 both for bad input and for an empty credit balance; the body says
-    which (`{"error": "...", "issues": [...]}`)."""
-    response = exc.response
-    if response is None or response.status_code != 400:
-        return exc
-    error, issues = _error_body(response)
-    kw: dict[str, Any] = {"request_id": exc.request_id, "status_code": 400}
-    refined: ProviderError
-    if "enough credits" in error.lower():
-        refined = AuthFailed(
-            f"Runway: {error} (the account needs credits)",
-            provider_code="insufficient_credits",
-            **kw,
-        )
-    else:
-        detail = "; ".join(issues)
-        refined = InvalidInput(
-            f"Runway rejected the request: {error}" + (f": {detail}" if detail else ""),
-            provider_code="bad_request",
-            **kw,
-        )
-    refined.response = response
-    return refined
-
-
-def _error_body(response: httpx.Response) -> tuple[str, list[str]]:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:300], []
-    if not isinstance(body, dict):
-        return str(body)[:300], []
-    error = body.get("error")
-    issues = body.get("issues")
-    messages = []
-    if isinstance(issues, list):
-        for issue in issues[:5]:
-            if isinstance(issue, dict):
-                path = ".".join(str(p) for p in issue.get("path", []) or [])
-                text = str(issue.get("message", ""))
-                messages.append(f"{path}: {text}" if path else text)
-    return (str(error) if error else "bad request"), messages
 
 
 def _build(ctx: ProviderContext) -> RunwayProvider:

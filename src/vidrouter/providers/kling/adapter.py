@@ -30,8 +30,6 @@ import httpx
 from vidrouter.domain.generation import JobData
 from vidrouter.providers import http
 from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
     InvalidInput,
     JobFailed,
     JobState,
@@ -43,12 +41,10 @@ from vidrouter.providers.base import (
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    ProviderTimeout,
-    ProviderUnavailable,
-    RateLimited,
     ResultRef,
 )
 from vidrouter.providers.images import decode_data_uri
+from vidrouter.providers.kling import errors
 
 DEFAULT_BASE_URL = "https://api-singapore.klingai.com"
 TOKEN_LIFETIME = 1800  # seconds, as in Kling's own example
@@ -66,10 +62,6 @@ _STATES = {
     "succeed": JobState.SUCCEEDED,
     "failed": JobState.FAILED,
 }
-# Words in task_status_msg that mean moderation, a bad input image, or a transient fault.
-_MODERATION_WORDS = ("risk control", "content", "sensitive", "security", "policy", "violat")
-_IMAGE_WORDS = ("image", "picture", "resolution", "aspect ratio")
-_TRANSIENT_WORDS = ("timeout", "timed out", "internal", "system error", "busy", "retry")
 
 
 def encode_jwt(access_key: str, secret_key: str, now: float) -> tuple[str, int]:
@@ -173,7 +165,7 @@ class KlingProvider:
             raise MalformedResponse(f"Kling task {job.id} has an unknown status {status!r}")
         if state is JobState.FAILED:
             message = str(data.get("task_status_msg") or "the task failed")
-            return ProviderStatus(state, error=_task_error(message, _request_id(body)))
+            return ProviderStatus(state, error=errors.task_error(message, _request_id(body)))
         if state is not JobState.SUCCEEDED:
             return ProviderStatus(state)
         url, seconds = _first_video(data, job.id)
@@ -206,64 +198,18 @@ class KlingProvider:
     async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self._tokens.token()}"}
         try:
-            response = await http.send(self._client, method, path, headers=headers, **kwargs)
+            response = await http.send(
+                self._client, method, path, headers=headers, refine=errors.refine, **kwargs
+            )
+            body = http.json_object(response)
+            code = body.get("code")
+            if isinstance(code, int) and code != 0:  # an error envelope behind a 2xx
+                raise errors.for_code(code, body, response)
         except ProviderError as exc:
-            if exc.response is None:
-                raise
-            raise self._refine(exc, exc.response) from exc
-        body = http.json_object(response)
-        code = body.get("code")
-        if isinstance(code, int) and code != 0:  # an error envelope behind a 2xx
-            raise self._error_for_code(code, body, response)
+            if exc.provider_code in errors.TOKEN_CODES:
+                self._tokens.forget()  # sign a new one on the next call
+            raise
         return body
-
-    def _refine(self, exc: ProviderError, response: httpx.Response) -> ProviderError:
-        """A finer error from Kling's envelope; the HTTP status alone when there is none."""
-        try:
-            body = response.json()
-        except (ValueError, UnicodeDecodeError):
-            return exc
-        if not isinstance(body, dict) or not isinstance(body.get("code"), int):
-            return exc
-        return self._error_for_code(body["code"], body, response)
-
-    def _error_for_code(
-        self, code: int, body: dict[str, Any], response: httpx.Response
-    ) -> ProviderError:
-        message = f"Kling {code}: {body.get('message') or 'no message'}"
-        kw: dict[str, Any] = {
-            "provider_code": str(code),
-            "request_id": _request_id(body),
-            "status_code": response.status_code,
-        }
-        if code in (1000, 1001, 1002, 1003, 1004):
-            self._tokens.forget()
-        error = _class_for_code(code, message, response, kw)
-        error.response = response
-        return error
-
-
-def _class_for_code(
-    code: int, message: str, response: httpx.Response, kw: dict[str, Any]
-) -> ProviderError:
-    if code in (1003, 1004):  # token not yet valid / expired: a fresh one may pass
-        return ProviderUnavailable(message, **kw)
-    if 1000 <= code < 1200 or code == 1304:  # credentials, account, balance, IP allow-list
-        return AuthFailed(message, **kw)
-    if 1200 <= code < 1300:
-        return InvalidInput(message, **kw)
-    if code in (1300, 1301):
-        return ContentRejected(message, **kw)
-    if code in (1302, 1303):
-        return RateLimited(message, retry_after=http.retry_after(response.headers), **kw)
-    if code == 5002:
-        return ProviderTimeout(message, **kw)
-    if code >= 5000:
-        return ProviderUnavailable(message, **kw)
-    fallback = http.error_for(response)  # an undocumented code: trust the HTTP status
-    fallback.provider_code = kw["provider_code"]
-    fallback.request_id = kw["request_id"]
-    return fallback
 
 
 def _payload(request: ProviderRequest, kind: str) -> dict[str, Any]:
@@ -297,19 +243,6 @@ def _image_field(image_url: str) -> str:
     if len(data) > MAX_IMAGE_BYTES:
         raise InvalidInput("Kling takes images of at most 10 MB")
     return base64.b64encode(data).decode("ascii")
-
-
-def _task_error(message: str, request_id: str | None) -> ProviderError:
-    lowered = message.lower()
-    detail = f"Kling task failed: {message}"
-    if any(word in lowered for word in _MODERATION_WORDS):
-        return ContentRejected(detail, provider_code="task_failed", request_id=request_id)
-    if any(word in lowered for word in _IMAGE_WORDS):
-        return InvalidInput(detail, provider_code="task_failed", request_id=request_id)
-    transient = any(word in lowered for word in _TRANSIENT_WORDS)
-    return JobFailed(
-        detail, retryable=transient, provider_code="task_failed", request_id=request_id
-    )
 
 
 def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]:

@@ -25,25 +25,20 @@ from PIL import Image, UnidentifiedImageError
 from vidrouter.domain.generation import JobData
 from vidrouter.providers.base import (
     AuthFailed,
-    ContentRejected,
     InvalidInput,
-    JobFailed,
     JobState,
     MalformedResponse,
     PollPolicy,
     ProviderContext,
-    ProviderError,
     ProviderFactory,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    ProviderTimeout,
-    ProviderUnavailable,
-    RateLimited,
     ResultRef,
 )
 from vidrouter.providers.http import json_object, new_client, send
 from vidrouter.providers.images import decode_data_uri, load_image, to_data_uri
+from vidrouter.providers.minimax import errors
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +46,7 @@ DEFAULT_BASE_URL = "https://api.minimax.io"
 CREATE_PATH = "/v1/video_generation"
 QUERY_PATH = "/v1/query/video_generation"
 RETRIEVE_PATH = "/v1/files/retrieve"
-REQUEST_ID_HEADER = "Trace-Id"  # what MiniMax's own MCP server quotes in its errors
+REQUEST_ID_HEADER = errors.REQUEST_ID_HEADER
 DURATIONS = (6, 10)
 DEFAULT_RESOLUTION = "768P"
 MAX_PROMPT_CHARS = 2000
@@ -71,16 +66,6 @@ _STATES = {
     "Success": JobState.SUCCEEDED,
     "Fail": JobState.FAILED,
 }
-
-# base_resp.status_code -> what it means for us (the BaseResp schemas of the video API
-# reference, its error-code page, MiniMax's own CLI and MCP server; see shared/providers).
-_RATE_LIMITED = {1002, 1039}  # RPM limit, TPM limit
-_SERVER_SIDE = {1000, 1013, 1024, 1033}
-_TIMED_OUT = {1001}
-_CREDENTIALS = {1004, 2049, 2038}  # bad or missing key; real-name verification missing
-_NO_BALANCE = {1008, 1028, 1030, 2061}  # balance, plan quota, model not on the plan
-_MODERATED = {1026, 1027}  # sensitive input; sensitive output
-_BAD_PARAMS = {2013}
 
 
 class MinimaxProvider:
@@ -132,11 +117,13 @@ class MinimaxProvider:
             "GET", QUERY_PATH, params={"task_id": job.id}, allow_error_codes=True
         )
         status = answer.get("status")
-        code, message = _base_resp(answer)
+        code, message = errors.base_resp(answer)
         if status == "Fail":
-            return ProviderStatus(JobState.FAILED, error=_task_failure(code, message, response))
+            return ProviderStatus(
+                JobState.FAILED, error=errors.task_failure(code, message, response)
+            )
         if code != 0:
-            raise _error_for_code(code, message, response)
+            raise errors.for_code(code, message, response)
         state = _STATES.get(status) if isinstance(status, str) else None
         if state is None:
             # A status outside the documented five: keep polling, bounded by max_wait.
@@ -181,19 +168,18 @@ class MinimaxProvider:
 
         With `allow_error_codes` a non-zero `base_resp.status_code` in a 2xx answer is left to
         the caller (a task's own failure comes back that way)."""
-        try:
-            response = await send(
-                self._client, method, path, request_id_header=REQUEST_ID_HEADER, **kwargs
-            )
-        except ProviderError as exc:
-            refined = _refined(exc)
-            if refined is exc:
-                raise
-            raise refined from exc
+        response = await send(
+            self._client,
+            method,
+            path,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=errors.refine,
+            **kwargs,
+        )
         answer = json_object(response)
-        code, message = _base_resp(answer)
+        code, message = errors.base_resp(answer)
         if code != 0 and not allow_error_codes:
-            raise _error_for_code(code, message, response)
+            raise errors.for_code(code, message, response)
         return response, answer
 
 
@@ -237,81 +223,6 @@ def _check_dimensions(data: bytes) -> None:
             f"MiniMax needs a first frame with an aspect ratio between 2:5 and 5:2 "
             f"(got {width}x{height})"
         )
-
-
-def _base_resp(answer: dict[str, Any]) -> tuple[int, str]:
-    base = answer.get("base_resp")
-    if not isinstance(base, dict):
-        return 0, ""  # some answers omit it on success
-    code = base.get("status_code", 0)
-    message = base.get("status_msg")
-    if isinstance(code, bool) or not isinstance(code, int):
-        raise MalformedResponse(f"base_resp.status_code is not a number: {code!r}")
-    return code, message if isinstance(message, str) else ""
-
-
-def _error_for_code(code: int, message: str, response: httpx.Response | None) -> ProviderError:
-    """The error a non-zero base_resp.status_code stands for (on any request)."""
-    text = f"MiniMax answered {code}: {message or 'no message'}"
-    kw: dict[str, Any] = {
-        "provider_code": str(code),
-        "request_id": response.headers.get(REQUEST_ID_HEADER) if response is not None else None,
-        "status_code": response.status_code if response is not None else None,
-    }
-    error: ProviderError
-    if code in _RATE_LIMITED:
-        error = RateLimited(text, retry_after=None, **kw)
-    elif code in _SERVER_SIDE:
-        error = ProviderUnavailable(text, **kw)
-    elif code in _TIMED_OUT:
-        error = ProviderTimeout(text, **kw)
-    elif code in _CREDENTIALS or code in _NO_BALANCE:
-        error = AuthFailed(text, **kw)
-    elif code in _MODERATED:
-        error = ContentRejected(text, **kw)
-    elif code in _BAD_PARAMS:
-        error = InvalidInput(text, **kw)
-    else:
-        error = JobFailed(text, retryable=False, **kw)
-    error.response = response
-    return error
-
-
-def _task_failure(code: int, message: str, response: httpx.Response) -> ProviderError:
-    """Why a task ended in `Fail`: its base_resp code when it gives one."""
-    if code == 0:
-        return JobFailed(
-            f"MiniMax reported the task failed: {message or 'no reason given'}",
-            retryable=True,
-            request_id=response.headers.get(REQUEST_ID_HEADER),
-        )
-    error = _error_for_code(code, message, response)
-    if error.retryable and not isinstance(error, JobFailed):
-        # A server-side failure of this one task: worth another try elsewhere, not a retry.
-        return JobFailed(error.message, retryable=True, provider_code=error.provider_code)
-    return error
-
-
-def _refined(exc: ProviderError) -> ProviderError:
-    """An HTTP-level error made finer with the base_resp code its body carries, if any."""
-    response = exc.response
-    if response is None:
-        return exc
-    try:
-        body = response.json()
-    except ValueError:
-        return exc
-    base = body.get("base_resp") if isinstance(body, dict) else None
-    if not isinstance(base, dict):
-        return exc
-    code = base.get("status_code")
-    if not isinstance(code, int) or isinstance(code, bool) or code == 0:
-        return exc
-    if type(exc) is InvalidInput:
-        # A plain 4xx: the code says better what it was.
-        return _error_for_code(code, str(base.get("status_msg") or ""), response)
-    exc.provider_code = str(code)
-    return exc
 
 
 def _build(ctx: ProviderContext) -> MinimaxProvider:

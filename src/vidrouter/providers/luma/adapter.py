@@ -16,11 +16,8 @@ import logging
 from datetime import timedelta
 from typing import Any, ClassVar
 
-import httpx
-
 from vidrouter.providers.base import (
     AuthFailed,
-    ContentRejected,
     InvalidInput,
     JobFailed,
     JobState,
@@ -34,7 +31,8 @@ from vidrouter.providers.base import (
     ProviderStatus,
     ResultRef,
 )
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.http import delete_tolerating, json_object, new_client, reclassify, send
+from vidrouter.providers.luma import errors
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +50,6 @@ _STATES = {
     "completed": JobState.SUCCEEDED,
     "failed": JobState.FAILED,
 }
-# Luma reports failures as free text. "failed to moderate image" is what an image URL it
-# could not fetch or read produces; "Advanced moderation failed" is a moderation verdict.
-_IMAGE_PROBLEMS = ("fetch", "download", "decode", "url", "invalid", "unsupported", "format")
-_MODERATION = ("moderation", "not allowed", "nsfw", "inappropriate", "safety", "policy")
-_NO_CREDITS = ("credit", "balance", "insufficient funds")
 
 
 class LumaProvider:
@@ -78,12 +71,14 @@ class LumaProvider:
 
     async def submit(self, request: ProviderRequest) -> ProviderJob:
         body = _create_body(request)
-        try:
-            response = await send(
-                self._client, "POST", CREATE_PATH, json=body, request_id_header=REQUEST_ID_HEADER
-            )
-        except ProviderError as exc:
-            raise _refine(exc) from exc
+        response = await send(
+            self._client,
+            "POST",
+            CREATE_PATH,
+            json=body,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=errors.refine,
+        )
         generation = json_object(response)
         job_id = generation.get("id")
         if not isinstance(job_id, str) or not job_id:
@@ -104,7 +99,7 @@ class LumaProvider:
             return ProviderStatus(JobState.RUNNING)
         if mapped is JobState.FAILED:
             reason = generation.get("failure_reason")
-            return ProviderStatus(JobState.FAILED, error=_failure(reason, job))
+            return ProviderStatus(JobState.FAILED, error=errors.failure(reason, job.id))
         if mapped is JobState.SUCCEEDED:
             video = _video_url(generation)
             if video is None:
@@ -130,16 +125,12 @@ class LumaProvider:
 
     async def cancel(self, job: ProviderJob) -> None:
         """Luma has no cancel: deleting the generation is the only way to drop it."""
-        try:
-            await send(
-                self._client,
-                "DELETE",
-                GENERATION_PATH.format(id=job.id),
-                request_id_header=REQUEST_ID_HEADER,
-            )
-        except ProviderError as exc:
-            if exc.status_code != 404:
-                raise
+        await delete_tolerating(
+            self._client,
+            "DELETE",
+            GENERATION_PATH.format(id=job.id),
+            request_id_header=REQUEST_ID_HEADER,
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -151,15 +142,12 @@ class LumaProvider:
                 "GET",
                 GENERATION_PATH.format(id=job.id),
                 request_id_header=REQUEST_ID_HEADER,
+                refine=errors.refine,
             )
         except ProviderError as exc:
-            if exc.status_code == 404:
-                raise JobFailed(
-                    f"Luma no longer has generation {job.id}",
-                    status_code=404,
-                    request_id=exc.request_id,
-                ) from exc
-            raise _refine(exc) from exc
+            if exc.status_code != 404:
+                raise
+            raise reclassify(exc, JobFailed, f"Luma no longer has generation {job.id}") from exc
         return json_object(response)
 
 
@@ -201,53 +189,6 @@ def _video_url(generation: dict[str, Any]) -> str | None:
     assets = generation.get("assets")
     video = assets.get("video") if isinstance(assets, dict) else None
     return video if isinstance(video, str) and video else None
-
-
-def _failure(reason: object, job: ProviderJob) -> ProviderError:
-    text = reason if isinstance(reason, str) and reason else "no reason given"
-    lowered = text.lower()
-    message = f"Luma generation {job.id} failed: {text}"
-    code = text[:200]
-    if "failed to moderate image" in lowered or (
-        "image" in lowered and any(word in lowered for word in _IMAGE_PROBLEMS)
-    ):
-        return InvalidInput(message, provider_code=code)
-    if any(word in lowered for word in _MODERATION):
-        return ContentRejected(message, provider_code=code)
-    # Luma's own failure: a fresh submit may well succeed.
-    return JobFailed(message, retryable=True, provider_code=code)
-
-
-def _refine(exc: ProviderError) -> ProviderError:
-    """A finer error from Luma's `{"detail": ...}` body where it says more than the status."""
-    response = exc.response
-    if response is None or exc.retryable:
-        return exc
-    detail = _detail(response)
-    lowered = detail.lower()
-    kw: dict[str, Any] = {"status_code": exc.status_code, "request_id": exc.request_id}
-    refined: ProviderError
-    if response.status_code == 402 or any(word in lowered for word in _NO_CREDITS):
-        refined = AuthFailed(f"Luma refused the request for billing reasons: {detail}", **kw)
-    elif response.status_code in (400, 403, 422) and any(w in lowered for w in _MODERATION):
-        refined = ContentRejected(f"Luma refused the prompt or image: {detail}", **kw)
-    else:
-        return exc
-    refined.response = response
-    return refined
-
-
-def _detail(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:300]
-    detail = body.get("detail") if isinstance(body, dict) else None
-    if isinstance(detail, str):
-        return detail
-    if isinstance(detail, list):  # request validation errors: a list of {loc, msg, type}
-        return "; ".join(str(item.get("msg", item)) for item in detail if isinstance(item, dict))
-    return str(body)[:300]
 
 
 def _build(ctx: ProviderContext) -> LumaProvider:

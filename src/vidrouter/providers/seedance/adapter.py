@@ -17,17 +17,11 @@ accepts URLs or data URIs), so Ark never has to reach an address a user chose.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, NoReturn
-
-import httpx
+from typing import Any, ClassVar
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
-    InvalidInput,
     JobFailed,
     JobState,
     MalformedResponse,
@@ -39,11 +33,11 @@ from vidrouter.providers.base import (
     ProviderRequest,
     ProviderStatus,
     ProviderTimeout,
-    ProviderUnavailable,
     ResultRef,
 )
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers.http import delete_tolerating, json_object, new_client, reclassify, send
 from vidrouter.providers.images import load_image, to_data_uri
+from vidrouter.providers.seedance import errors
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +59,6 @@ _STATES = {
     "failed": JobState.FAILED,
     "cancelled": JobState.CANCELED,
 }
-# Ark's moderation codes: SensitiveContentDetected(.*), Input/Output{Text,Image,Video,Audio}
-# SensitiveContentDetected(.*) and the Content Security "...RiskDetection" family.
-_MODERATION = ("SensitiveContentDetected", "RiskDetection")
-_BAD_INPUT = ("InvalidParameter", "MissingParameter", "InvalidImage", "InvalidArgument")
-_TRANSIENT = ("InternalServiceError", "InternalError", "ServerOverloaded", "ServiceUnavailable")
-_REQUEST_ID = re.compile(r"request id:\s*([0-9A-Za-z_-]+)", re.IGNORECASE)
 
 
 class SeedanceProvider:
@@ -95,17 +83,15 @@ class SeedanceProvider:
     async def submit(self, request: ProviderRequest) -> ProviderJob:
         body = await self._create_body(request)
         client_request_id = _client_request_id(request.generation_id)
-        try:
-            response = await send(
-                self._client,
-                "POST",
-                TASKS_PATH,
-                json=body,
-                headers={CLIENT_REQUEST_ID_HEADER: client_request_id},
-                request_id_header=SERVER_REQUEST_ID_HEADER,
-            )
-        except ProviderError as exc:
-            _raise_refined(exc)
+        response = await send(
+            self._client,
+            "POST",
+            TASKS_PATH,
+            json=body,
+            headers={CLIENT_REQUEST_ID_HEADER: client_request_id},
+            request_id_header=SERVER_REQUEST_ID_HEADER,
+            refine=errors.refine,
+        )
         task = json_object(response)
         task_id = task.get("id")
         if not isinstance(task_id, str) or not task_id:
@@ -131,7 +117,9 @@ class SeedanceProvider:
             log.warning("seedance_unknown_status", extra={"job_id": job.id, "status": str(status)})
             return ProviderStatus(JobState.RUNNING)
         if state is JobState.FAILED:
-            return ProviderStatus(JobState.FAILED, error=_task_failure(task.get("error"), job))
+            return ProviderStatus(
+                JobState.FAILED, error=errors.task_failure(task.get("error"), job.id)
+            )
         if state is JobState.SUCCEEDED:
             return _succeeded(task, job)
         return ProviderStatus(state)
@@ -147,20 +135,14 @@ class SeedanceProvider:
 
     async def cancel(self, job: ProviderJob) -> None:
         """Ark cancels only queued tasks; a running one finishes (and is billed) anyway."""
-        try:
-            await send(
-                self._client,
-                "DELETE",
-                TASK_PATH.format(id=job.id),
-                request_id_header=SERVER_REQUEST_ID_HEADER,
-            )
-        except ProviderError as exc:
-            if exc.status_code not in (400, 404, 409):
-                _raise_refined(exc)
-            log.info(
-                "seedance_cancel_refused",
-                extra={"job_id": job.id, "status_code": exc.status_code},
-            )
+        await delete_tolerating(
+            self._client,
+            "DELETE",
+            TASK_PATH.format(id=job.id),
+            gone=(400, 404, 409),  # running, already gone, already finished
+            request_id_header=SERVER_REQUEST_ID_HEADER,
+            refine=errors.refine,
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -198,18 +180,16 @@ class SeedanceProvider:
                 "GET",
                 TASK_PATH.format(id=job.id),
                 request_id_header=SERVER_REQUEST_ID_HEADER,
+                refine=errors.refine,
             )
         except ProviderError as exc:
-            if exc.status_code == 404:
-                # Cancelled tasks are deleted after 24 h; nothing else will bring it back.
-                code, message = _error_body(exc.response)
-                raise JobFailed(
-                    f"Ark no longer knows task {job.id}: {message}",
-                    provider_code=code,
-                    request_id=exc.request_id,
-                    status_code=404,
-                ) from exc
-            _raise_refined(exc)
+            if exc.status_code != 404:
+                raise
+            # Cancelled tasks are deleted after 24 h; nothing else will bring it back.
+            _, message = errors.parse(exc.response)
+            raise reclassify(
+                exc, JobFailed, f"Ark no longer knows task {job.id}: {message}"
+            ) from exc
         return json_object(response)
 
 
@@ -244,77 +224,6 @@ def _video_url(task: dict[str, Any]) -> str | None:
     content = task.get("content")
     video = content.get("video_url") if isinstance(content, dict) else None
     return video if isinstance(video, str) and video else None
-
-
-def _task_failure(error: object, job: ProviderJob) -> ProviderError:
-    code = message = None
-    if isinstance(error, dict):
-        code = error.get("code") if isinstance(error.get("code"), str) else None
-        message = error.get("message") if isinstance(error.get("message"), str) else None
-    text = f"Ark task {job.id} failed: {code or 'no code'}: {message or 'no message'}"
-    request_id = _quoted_request_id(message or "")
-    if code and any(marker in code for marker in _MODERATION):
-        return ContentRejected(text, provider_code=code, request_id=request_id)
-    if code and code.startswith(_BAD_INPUT):
-        return InvalidInput(text, provider_code=code, request_id=request_id)
-    transient = bool(code) and str(code).startswith(_TRANSIENT)
-    return JobFailed(text, retryable=transient, provider_code=code, request_id=request_id)
-
-
-def _raise_refined(exc: ProviderError) -> NoReturn:
-    refined = _refine(exc)
-    if refined is exc:
-        raise exc
-    raise refined from exc
-
-
-def _refine(exc: ProviderError) -> ProviderError:
-    """A finer error from Ark's error body; the status-code class is kept otherwise."""
-    if exc.response is None:
-        return exc
-    code, message = _error_body(exc.response)
-    exc.provider_code = code or exc.provider_code
-    exc.request_id = exc.request_id or _quoted_request_id(message)
-    kw: dict[str, Any] = {
-        "provider_code": exc.provider_code,
-        "request_id": exc.request_id,
-        "status_code": exc.status_code,
-    }
-    text = f"Ark answered {exc.status_code} {code or ''}: {message}".replace("  ", " ")
-    refined: ProviderError | None = None
-    if code and any(marker in code for marker in _MODERATION):
-        refined = ContentRejected(text, **kw)
-    elif code is not None and code.startswith("InvalidEndpoint.ClosedEndpoint"):
-        refined = ProviderUnavailable(text, **kw)  # "closed or temporarily unavailable"
-    elif code == "SetLimitExceeded" or exc.status_code in (402, 404):
-        # The account's own spending limit, or a model not activated for this key: only the
-        # operator can fix either, so no retry and no blame on the user.
-        refined = AuthFailed(text, **kw)
-    if refined is None:
-        return exc
-    refined.response = exc.response
-    return refined
-
-
-def _error_body(response: httpx.Response | None) -> tuple[str | None, str]:
-    if response is None:
-        return None, ""
-    try:
-        body = response.json()
-    except ValueError:
-        return None, response.text[:300]
-    error = body.get("error", body) if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return None, str(body)[:300]
-    code = error.get("code")
-    message = error.get("message")
-    return (code if isinstance(code, str) and code else None), str(message or "")[:1000]
-
-
-def _quoted_request_id(message: str) -> str | None:
-    """Ark's messages end with "Request id: <id>"."""
-    found = _REQUEST_ID.search(message)
-    return found.group(1) if found else None
 
 
 def _build(ctx: ProviderContext) -> SeedanceProvider:

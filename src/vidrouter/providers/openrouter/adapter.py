@@ -24,7 +24,6 @@ import hmac
 import json
 import logging
 import math
-import re
 import time
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
@@ -38,24 +37,19 @@ from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import http
 from vidrouter.providers.base import (
     AuthFailed,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
     JobState,
     MalformedResponse,
     PollPolicy,
     ProviderContext,
-    ProviderError,
     ProviderFactory,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    ProviderUnavailable,
     PublishedModel,
-    RateLimited,
     ResultRef,
 )
 from vidrouter.providers.images import decode_data_uri, to_data_uri
+from vidrouter.providers.openrouter import errors
 from vidrouter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -66,7 +60,6 @@ DEFAULT_BASE_URL = "https://openrouter.ai/api"
 TITLE = "vidrouter"
 SIGNATURE_HEADER = "x-openrouter-signature"
 CALLBACK_TOLERANCE_SECONDS = 300.0
-_REQUEST_ID_HEADERS = ("x-request-id", "cf-ray")  # neither is documented by OpenRouter
 _OUR_RATIOS = ("16:9", "9:16", "1:1")
 _STATES = {
     "pending": JobState.QUEUED,
@@ -76,11 +69,6 @@ _STATES = {
     "expired": JobState.FAILED,
     "cancelled": JobState.CANCELED,
 }
-_MODERATION = re.compile(
-    r"moderation|flagged|content.policy|safety|prohibited|sensitive|nsfw|violat"
-)
-_IMAGE_WORDS = ("image", "frame")
-_BAD_INPUT_WORDS = ("invalid", "unsupported", "decode", "could not be", "too large", "dimension")
 
 
 class OpenRouterProvider:
@@ -109,7 +97,7 @@ class OpenRouterProvider:
         if not isinstance(job_id, str) or not job_id:
             raise MalformedResponse("POST /v1/videos answered without a job id")
         data: dict[str, JsonScalar] = {"model": request.model, "duration": body["duration"]}
-        return ProviderJob(job_id, data, request_id=_request_id(response))
+        return ProviderJob(job_id, data, request_id=errors.request_id(response))
 
     async def poll(self, job: ProviderJob) -> ProviderStatus:
         response = await self._send("GET", _job_path(job.id), lost_job=True)
@@ -139,11 +127,10 @@ class OpenRouterProvider:
     async def _send(
         self, method: str, path: str, *, lost_job: bool = False, **kw: Any
     ) -> httpx.Response:
-        try:
-            response = await http.send(self._client, method, path, headers=self._auth(), **kw)
-        except ProviderError as exc:
-            raise refine(exc, lost_job=lost_job) from exc
-        return response
+        refine = errors.refine_lost_job if lost_job else errors.refine
+        return await http.send(
+            self._client, method, path, headers=self._auth(), refine=refine, **kw
+        )
 
     async def _create_body(self, request: ProviderRequest) -> dict[str, Any]:
         options = request.options
@@ -220,10 +207,6 @@ def _json_object_option(raw: JsonScalar) -> dict[str, Any]:
     return value
 
 
-def _request_id(response: httpx.Response) -> str | None:
-    return next((response.headers[h] for h in _REQUEST_ID_HEADERS if h in response.headers), None)
-
-
 # --- their answers onto ours ----------------------------------------------------------------
 
 
@@ -248,75 +231,8 @@ def status_of(video: Mapping[str, Any], data: Mapping[str, JsonScalar]) -> Provi
         seconds = float(billed) if isinstance(billed, int | float) and billed > 0 else None
         return ProviderStatus(state, progress=100, billed_seconds=seconds, data=found)
     if state is JobState.FAILED:
-        return ProviderStatus(state, progress=percent, error=job_error(video))
+        return ProviderStatus(state, progress=percent, error=errors.job_error(video))
     return ProviderStatus(state, progress=percent)
-
-
-def job_error(video: Mapping[str, Any]) -> ProviderError:
-    """A failed or expired job: the user's input (moderation, a bad image) or OpenRouter's."""
-    status = str(video.get("status"))
-    found = video.get("error")
-    message = found if isinstance(found, str) and found else f"the video job {status}"
-    lowered = message.lower()
-    if status == "expired":
-        return JobFailed(f"OpenRouter: {message}", retryable=True, provider_code="expired")
-    if _MODERATION.search(lowered):
-        return ContentRejected(f"OpenRouter: {message}", provider_code=status)
-    if any(w in lowered for w in _IMAGE_WORDS) and any(w in lowered for w in _BAD_INPUT_WORDS):
-        return InvalidInput(f"OpenRouter: {message}", provider_code=status)
-    return JobFailed(f"OpenRouter: {message}", retryable=True, provider_code=status)
-
-
-def refine(exc: ProviderError, *, lost_job: bool = False) -> ProviderError:
-    """A finer error from OpenRouter's body `{"error": {code, message, metadata}}`."""
-    response = exc.response
-    if response is None:
-        return exc
-    status = response.status_code
-    message, metadata = _error_fields(response)
-    reasons = metadata.get("reasons")
-    flagged = isinstance(reasons, list) or "flagged_input" in metadata
-    code = ",".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons else None
-    kw: dict[str, Any] = {
-        "provider_code": code or str(status),
-        "request_id": _request_id(response) or exc.request_id,
-        "status_code": status,
-    }
-    text = f"{response.request.method} {response.request.url.path} answered {status}: {message}"
-    moderation = flagged or _MODERATION.search(message.lower()) is not None
-    refined: ProviderError
-    if status in (400, 403) and moderation:
-        refined = ContentRejected(f"OpenRouter: {message}", **kw)
-    elif status in (401, 402, 403):
-        refined = AuthFailed(text, **kw)  # our key, our credits: not the user's request
-    elif status in (404, 410) and lost_job:
-        refined = JobFailed(f"OpenRouter no longer knows this job ({text})", retryable=True, **kw)
-    elif status in (404, 405):
-        refined = AuthFailed(f"the route's base URL or model is misconfigured: {text}", **kw)
-    elif status == 499:
-        refined = ProviderUnavailable(text, **kw)
-    elif isinstance(exc, RateLimited):
-        refined = RateLimited(text, retry_after=exc.retry_after, **kw)
-    else:
-        refined = type(exc)(text, **kw)
-    refined.response = response
-    return refined
-
-
-def _error_fields(response: httpx.Response) -> tuple[str, dict[str, Any]]:
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return " ".join(response.text.split())[:300], {}
-    message = error.get("message")
-    metadata = error.get("metadata")
-    return (
-        message if isinstance(message, str) else "",
-        metadata if isinstance(metadata, dict) else {},
-    )
 
 
 # --- the published catalog ------------------------------------------------------------------
@@ -478,7 +394,6 @@ __all__ = [
     "OpenRouterProvider",
     "price_per_second",
     "published_from",
-    "refine",
     "sign_callback",
     "status_of",
     "verify_callback",

@@ -33,25 +33,21 @@ import httpx
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
     InvalidInput,
     JobFailed,
     JobState,
     MalformedResponse,
     PollPolicy,
     ProviderContext,
-    ProviderError,
     ProviderFactory,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    ProviderUnavailable,
-    RateLimited,
     ResultRef,
 )
 from vidrouter.providers.http import json_object, new_client, send
 from vidrouter.providers.images import load_image, to_data_uri
+from vidrouter.providers.wan import errors
 
 log = logging.getLogger(__name__)
 
@@ -80,18 +76,6 @@ _STATES: Mapping[str, JobState] = {
     "FAILED": JobState.FAILED,
     "CANCELED": JobState.CANCELED,
 }
-
-_CONTENT_CODES = ("DataInspectionFailed", "DataInspection", "IPInfringementSuspect")
-_AUTH_CODES = (
-    "InvalidApiKey",
-    "AccessDenied",
-    "Arrearage",
-    "AllocationQuota.FreeTierOnly",
-    "Model.AccessDenied",
-    "ModelNotFound",
-    "ModelNotOpen",
-)
-_INPUT_CODES = ("InvalidParameter", "InvalidFile", "InvalidURL", "InvalidImage", "BadRequest")
 
 
 class WanProvider:
@@ -169,7 +153,7 @@ class WanProvider:
                 JobState.SUCCEEDED, progress=100, billed_seconds=_billed(body), data=data
             )
         if status == "FAILED":
-            return ProviderStatus(JobState.FAILED, error=_task_error(output, request_id))
+            return ProviderStatus(JobState.FAILED, error=errors.task_error(output, request_id))
         if status == "UNKNOWN":
             error = JobFailed(
                 f"task {job.id} is unknown to DashScope (expired after 24 hours, or never made)",
@@ -198,10 +182,7 @@ class WanProvider:
         await self._client.aclose()
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return await send(self._client, method, path, **kwargs)
-        except ProviderError as exc:
-            raise _refined(exc) from exc
+        return await send(self._client, method, path, refine=errors.refine, **kwargs)
 
 
 # --- request translation ------------------------------------------------------------------
@@ -247,60 +228,6 @@ def _billed(body: Mapping[str, Any]) -> float | None:
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
             return float(value)
     return None
-
-
-# --- errors -------------------------------------------------------------------------------
-
-
-def _matches(code: str, prefixes: tuple[str, ...]) -> bool:
-    return any(code == p or code.startswith(p + ".") for p in prefixes)
-
-
-def _task_error(output: Mapping[str, Any], request_id: str | None) -> ProviderError:
-    code = str(output.get("code") or "")
-    message = f"Wan task failed: {code or 'no code'}: {output.get('message') or ''}".rstrip(": ")
-    kw: dict[str, Any] = {"provider_code": code or None, "request_id": request_id}
-    if _matches(code, _CONTENT_CODES):
-        return ContentRejected(message, **kw)
-    if _matches(code, _INPUT_CODES):
-        return InvalidInput(message, **kw)
-    retryable = code.startswith(("InternalError", "SystemError", "Throttling")) or not code
-    return JobFailed(message, retryable=retryable, **kw)
-
-
-def _refined(exc: ProviderError) -> ProviderError:
-    """The error a DashScope error body stands for, keeping its code and request id."""
-    response = exc.response
-    if response is None:
-        return exc
-    try:
-        body = response.json()
-    except ValueError:
-        return exc
-    if not isinstance(body, dict):
-        return exc
-    code = str(body.get("code") or "")
-    request_id = body.get("request_id")
-    exc.provider_code = code or exc.provider_code
-    exc.request_id = request_id if isinstance(request_id, str) and request_id else exc.request_id
-    if isinstance(exc, RateLimited | ProviderUnavailable) or not code:
-        return exc
-    kw: dict[str, Any] = {
-        "provider_code": exc.provider_code,
-        "request_id": exc.request_id,
-        "status_code": exc.status_code,
-    }
-    refined: ProviderError | None = None
-    if _matches(code, _CONTENT_CODES):
-        refined = ContentRejected(exc.message, **kw)
-    elif _matches(code, _AUTH_CODES) and not isinstance(exc, AuthFailed):
-        refined = AuthFailed(exc.message, **kw)
-    elif code.startswith("Throttling"):
-        refined = RateLimited(exc.message, retry_after=None, **kw)
-    if refined is None:
-        return exc
-    refined.response = response
-    return refined
 
 
 def _build(ctx: ProviderContext) -> WanProvider:

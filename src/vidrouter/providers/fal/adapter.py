@@ -36,7 +36,6 @@ import httpx
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers.base import (
     AuthFailed,
-    ContentRejected,
     InvalidInput,
     JobFailed,
     JobState,
@@ -52,6 +51,7 @@ from vidrouter.providers.base import (
     RateLimited,
     ResultRef,
 )
+from vidrouter.providers.fal import errors
 from vidrouter.providers.http import json_object, new_client, send
 from vidrouter.providers.images import decode_data_uri
 
@@ -59,24 +59,11 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://queue.fal.run"
 DEFAULT_API_BASE_URL = "https://api.fal.ai"
-REQUEST_ID_HEADER = "x-fal-request-id"
-ERROR_TYPE_HEADER = "x-fal-error-type"
+REQUEST_ID_HEADER = errors.REQUEST_ID_HEADER
 NAMESPACES = ("workflows", "comfy")  # app ids with a namespace keep three path segments
 OUR_RATIOS = ("16:9", "9:16", "1:1")
 
 _STATES = {"IN_QUEUE": JobState.QUEUED, "IN_PROGRESS": JobState.RUNNING}
-# Error types (fal.ai/docs model errors and request errors) that are the user's input.
-_INPUT_TYPES = {
-    "image_too_small", "image_too_large", "image_load_error", "file_download_error",
-    "face_detection_error", "file_too_large", "greater_than", "greater_than_equal",
-    "less_than", "less_than_equal", "multiple_of", "sequence_too_short", "sequence_too_long",
-    "one_of", "feature_not_supported", "invalid_archive", "archive_file_count_below_minimum",
-    "archive_file_count_exceeds_maximum", "audio_duration_too_long", "audio_duration_too_short",
-    "unsupported_audio_format", "unsupported_image_format", "unsupported_video_format",
-    "video_duration_too_long", "video_duration_too_short", "literal_error", "missing",
-}  # fmt: skip
-_MODERATION = ("content_policy", "moderation", "nsfw", "safety", "flagged")
-_BILLING = ("balance", "locked", "credit", "payment")
 
 
 class FalProvider:
@@ -99,10 +86,9 @@ class FalProvider:
     async def submit(self, request: ProviderRequest) -> ProviderJob:
         app, body, seconds = _input(request)
         params = {"fal_webhook": request.callback_url} if request.callback_url else None
-        try:
-            response = await self._send("POST", f"/{app}", json=body, params=params)
-        except ProviderError as exc:
-            raise _refine_submit(exc) from exc
+        response = await self._send(
+            "POST", f"/{app}", json=body, params=params, refine=errors.refine
+        )
         queued = json_object(response)
         request_id = queued.get("request_id")
         if not isinstance(request_id, str) or not request_id:
@@ -160,14 +146,22 @@ class FalProvider:
             answer = exc.response
             if answer is None or isinstance(exc, RateLimited | AuthFailed):
                 raise
-            if answer.status_code >= 500 and not status.get("error") and not _fal_error(answer):
+            if (
+                answer.status_code >= 500
+                and not status.get("error")
+                and not errors.fal_error(answer)
+            ):
                 raise  # the gateway's hiccup, not the run's failure: poll again
-            return _ended(_job_error(job, answer.status_code, _body(answer), status, answer))
+            return _ended(
+                errors.job_error(job.id, answer.status_code, errors.body(answer), status, answer)
+            )
         result = json_object(response)
         video = _video_url(result)
         if video is None:
             if "detail" in result:
-                return _ended(_job_error(job, response.status_code, result, status, response))
+                return _ended(
+                    errors.job_error(job.id, response.status_code, result, status, response)
+                )
             raise MalformedResponse(f"fal request {job.id} completed without a video")
         seconds = job.data.get("seconds")
         return ProviderStatus(
@@ -265,70 +259,6 @@ def _video_url(result: Mapping[str, Any]) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
-def _body(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {"detail": response.text[:300]}
-    return body if isinstance(body, dict) else {"detail": body}
-
-
-def _fal_error(response: httpx.Response) -> bool:
-    """An error the app or fal's queue wrote (not a proxy's page): it names the request."""
-    return REQUEST_ID_HEADER in response.headers and "detail" in _body(response)
-
-
-def _describe(body: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[list[str], str]:
-    """The error types and a readable message of a fal error body and status."""
-    types: list[str] = []
-    messages: list[str] = []
-    detail = body.get("detail")
-    items = detail if isinstance(detail, list) else []
-    for item in items:
-        if isinstance(item, dict):
-            types += [str(item["type"])] if item.get("type") else []
-            messages += [str(item["msg"])] if item.get("msg") else []
-    if isinstance(detail, str):
-        messages.append(detail)
-    for source in (body, status):
-        kind = source.get("error_type")
-        types += [str(kind)] if kind else []
-    if isinstance(status.get("error"), str) and not messages:
-        messages.append(str(status["error"]))
-    return types, "; ".join(messages) or "no reason given"
-
-
-def _job_error(
-    job: ProviderJob,
-    code: int,
-    body: Mapping[str, Any],
-    status: Mapping[str, Any],
-    response: httpx.Response,
-) -> ProviderError | None:
-    """What a failed run means for us; None when it was cancelled."""
-    types, text = _describe(body, status)
-    header = response.headers.get(ERROR_TYPE_HEADER)
-    types += [header] if header else []
-    kw: dict[str, Any] = {
-        "provider_code": types[0] if types else str(code),
-        "request_id": response.headers.get(REQUEST_ID_HEADER) or job.id,
-        "status_code": code,
-    }
-    message = f"fal request {job.id} failed ({code}): {text}"
-    lowered = f"{' '.join(types)} {text}".lower()
-    if "client_cancelled" in types:
-        return None
-    if any(word in lowered for word in _MODERATION):
-        return ContentRejected(message, **kw)
-    validation = code in (400, 422) and isinstance(body.get("detail"), list)
-    if validation or any(t in _INPUT_TYPES for t in types):
-        return InvalidInput(message, **kw)
-    if code == 404:
-        return JobFailed(f"fal no longer has request {job.id}", retryable=True, **kw)
-    # fal's own failure (runner errors, timeouts, partner outages): a fresh submit may work.
-    return JobFailed(message, retryable=code >= 500 or code in (400, 408, 499), **kw)
-
-
 def _ended(error: ProviderError | None) -> ProviderStatus:
     if error is None:
         return ProviderStatus(JobState.CANCELED)
@@ -342,31 +272,6 @@ def _gone(job: ProviderJob, exc: ProviderError) -> JobFailed:
         status_code=404,
         request_id=exc.request_id,
     )
-
-
-def _refine_submit(exc: ProviderError) -> ProviderError:
-    """A finer error than the status code alone, from fal's error body."""
-    response = exc.response
-    if response is None or exc.retryable:
-        return exc
-    types, text = _describe(_body(response), {})
-    lowered = f"{' '.join(types)} {text}".lower()
-    kw: dict[str, Any] = {
-        "status_code": exc.status_code,
-        "request_id": exc.request_id,
-        "provider_code": types[0] if types else str(response.status_code),
-    }
-    refined: ProviderError
-    if response.status_code == 402 or any(word in lowered for word in _BILLING):
-        refined = AuthFailed(f"fal refused the request for billing reasons: {text}", **kw)
-    elif any(word in lowered for word in _MODERATION):
-        refined = ContentRejected(f"fal refused the prompt or image: {text}", **kw)
-    elif response.status_code == 404:
-        refined = JobFailed(f"fal does not serve this app: {text}", **kw)
-    else:
-        return exc
-    refined.response = response
-    return refined
 
 
 # --- what fal publishes -----------------------------------------------------------------------
