@@ -22,7 +22,7 @@ Each provider's `errors` module decides, per documented error code, which class 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -172,6 +172,12 @@ class PollPolicy:
     max_interval: timedelta = timedelta(seconds=30)
     max_wait: timedelta = timedelta(minutes=30)  # the provider's documented longest run
 
+    @classmethod
+    def seconds(cls, first: float, every: float, at_most: float, give_up: float) -> PollPolicy:
+        """First poll after `first` s, then every `every` s backing off to `at_most`, and no
+        longer than `give_up` s in all."""
+        return cls(*(timedelta(seconds=value) for value in (first, every, at_most, give_up)))
+
 
 class Provider(Protocol):
     name: ClassVar[str]
@@ -206,15 +212,3 @@ class PublishedModel:
     durations: tuple[float, ...] | None = None
     max_duration: float | None = None
     aspect_ratios: tuple[str, ...] | None = None  # in our vocabulary ("16:9", ...)
-
-
-@dataclass(frozen=True)
-class ProviderFactory:
-    name: str
-    credentials: tuple[str, ...]  # environment variables that must all be set
-    build: Callable[[ProviderContext], Provider]
-    # Hosts that publish their catalog over an API: the models (of `wanted`, the provider
-    # model names our catalog routes to) as the host describes them now.
-    published: (
-        Callable[[ProviderContext, Sequence[str]], Awaitable[list[PublishedModel]]] | None
-    ) = None

@@ -21,10 +21,13 @@ from vidrouter.providers.base import (
     InvalidInput,
     MalformedResponse,
     ProviderError,
+    ProviderJob,
     ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
+    ResultRef,
 )
+from vidrouter.providers.config import AdapterConfig
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
@@ -32,7 +35,12 @@ Refine = Callable[[ProviderError], ProviderError]
 E = TypeVar("E", bound=ProviderError)
 
 
-def new_client(base_url: str, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+def new_client(
+    base_url: str,
+    headers: Mapping[str, str] | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
     """The one client of a provider: explicit timeouts and limits, no proxies from the env."""
     return httpx.AsyncClient(
         base_url=base_url,
@@ -41,7 +49,18 @@ def new_client(base_url: str, headers: Mapping[str, str] | None = None) -> httpx
         limits=httpx.Limits(max_connections=50, max_keepalive_connections=10),
         follow_redirects=False,
         trust_env=False,
+        transport=transport,
     )
+
+
+def bearer(token: str, **extra: str) -> dict[str, str]:
+    """The headers most providers take: a bearer token, and JSON answers."""
+    return {"Authorization": f"Bearer {token}", "Accept": "application/json", **extra}
+
+
+def client_for(config: AdapterConfig, headers: Mapping[str, str]) -> httpx.AsyncClient:
+    """An adapter's client for its config's base URL (and a test's transport, if any)."""
+    return new_client(config.base_url, headers, transport=config.transport)
 
 
 async def send(
@@ -155,6 +174,20 @@ def json_object(response: httpx.Response) -> dict[str, Any]:
             f"{response.request.method} {response.request.url.path}: expected a JSON object"
         )
     return body
+
+
+def stored_url(job: ProviderJob, key: str = "video_url") -> str | None:
+    """The result URL a poll kept in the job's data, if it did."""
+    value = job.data.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def result_at(url: object, what: str, headers: Mapping[str, str] | None = None) -> ResultRef:
+    """Where a finished job's video is: an http(s) URL, or MalformedResponse saying `what`
+    has none (a provider that reports success without a video is answering wrongly)."""
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        raise MalformedResponse(f"{what} has no downloadable video")
+    return ResultRef(url=url, headers=dict(headers or {}))
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

@@ -26,125 +26,104 @@ already serves is a catalog edit (see docs/providers/fal.md):
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import httpx
 
 from vidrouter.domain.generation import JsonScalar
-from vidrouter.providers.base import (
-    AuthFailed,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    PublishedModel,
-    RateLimited,
-    ResultRef,
-)
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.fal import errors
-from vidrouter.providers.http import json_object, new_client, send
 from vidrouter.providers.images import decode_data_uri
 
 log = logging.getLogger(__name__)
 
+CREDENTIAL = "FAL_KEY"
 DEFAULT_BASE_URL = "https://queue.fal.run"
-DEFAULT_API_BASE_URL = "https://api.fal.ai"
 REQUEST_ID_HEADER = errors.REQUEST_ID_HEADER
 NAMESPACES = ("workflows", "comfy")  # app ids with a namespace keep three path segments
-OUR_RATIOS = ("16:9", "9:16", "1:1")
 
-_STATES = {"IN_QUEUE": JobState.QUEUED, "IN_PROGRESS": JobState.RUNNING}
+_STATES = {"IN_QUEUE": base.JobState.QUEUED, "IN_PROGRESS": base.JobState.RUNNING}
 
 
 class FalProvider:
     name: ClassVar[str] = "fal"
     # fal's video apps typically finish in 1-5 minutes (Veo, Kling Master up to ~10); the
     # queue keeps requests while runners scale up and documents no maximum: 30 min is ours.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=10),
-        interval=timedelta(seconds=5),
-        max_interval=timedelta(seconds=20),
-        max_wait=timedelta(minutes=30),
-    )
+    poll_policy = base.PollPolicy.seconds(10, 5, 20, give_up=30 * 60)
 
-    def __init__(self, base_url: str, api_key: str) -> None:
-        self._prefix = httpx.URL(base_url).path.rstrip("/")
-        self._client = new_client(
-            base_url, {"Authorization": f"Key {api_key}", "Accept": "application/json"}
-        )
+    def __init__(self, config: AdapterConfig) -> None:
+        self._prefix = httpx.URL(config.base_url).path.rstrip("/")
+        headers = {"Authorization": f"Key {config.key(CREDENTIAL)}", "Accept": "application/json"}
+        self._client = http.client_for(config, headers)
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         app, body, seconds = _input(request)
         params = {"fal_webhook": request.callback_url} if request.callback_url else None
         response = await self._send(
             "POST", f"/{app}", json=body, params=params, refine=errors.refine
         )
-        queued = json_object(response)
+        queued = http.json_object(response)
         request_id = queued.get("request_id")
         if not isinstance(request_id, str) or not request_id:
-            raise MalformedResponse("fal answered the submit without a request_id")
-        base = _requests_path(app, request_id)
+            raise base.MalformedResponse("fal answered the submit without a request_id")
+        root = _requests_path(app, request_id)
         data: dict[str, JsonScalar] = {
             "app": app,
             "seconds": seconds,
-            "status_path": self._path_of(queued.get("status_url"), f"{base}/status"),
-            "response_path": self._path_of(queued.get("response_url"), base),
-            "cancel_path": self._path_of(queued.get("cancel_url"), f"{base}/cancel"),
+            "status_path": self._path_of(queued.get("status_url"), f"{root}/status"),
+            "response_path": self._path_of(queued.get("response_url"), root),
+            "cancel_path": self._path_of(queued.get("cancel_url"), f"{root}/cancel"),
         }
-        return ProviderJob(request_id, data, response.headers.get(REQUEST_ID_HEADER) or request_id)
+        return base.ProviderJob(
+            request_id, data, response.headers.get(REQUEST_ID_HEADER) or request_id
+        )
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         try:
             response = await self._send("GET", _data(job, "status_path"), params={"logs": "0"})
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             if exc.status_code == 404:
                 raise _gone(job, exc) from exc
             raise
-        status = json_object(response)
+        status = http.json_object(response)
         state = status.get("status")
         if state == "COMPLETED":
             return await self._completed(job, status)
         if state in _STATES:
-            return ProviderStatus(_STATES[str(state)])
+            return base.ProviderStatus(_STATES[str(state)])
         # Vocabulary we do not know: keep polling (bounded by max_wait) and say so.
         log.warning("fal_unknown_status", extra={"job_id": job.id, "status": str(state)})
-        return ProviderStatus(JobState.RUNNING)
+        return base.ProviderStatus(base.JobState.RUNNING)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        video = job.data.get("video_url")
-        if not isinstance(video, str):
-            video = _video_url(json_object(await self._send("GET", _data(job, "response_path"))))
-        if video is None or not video.startswith(("https://", "http://")):
-            raise MalformedResponse(f"fal request {job.id} has no downloadable video")
-        return ResultRef(url=video)  # fal's CDN serves results without the key
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        video = http.stored_url(job)
+        if video is None:
+            video = _video_url(
+                http.json_object(await self._send("GET", _data(job, "response_path")))
+            )
+        return http.result_at(video, f"fal request {job.id}")  # fal's CDN needs no key
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         try:
             await self._send("PUT", _data(job, "cancel_path"))
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             if exc.status_code not in (400, 404):  # ALREADY_COMPLETED, NOT_FOUND
                 raise
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _completed(self, job: ProviderJob, status: Mapping[str, Any]) -> ProviderStatus:
+    async def _completed(
+        self, job: base.ProviderJob, status: Mapping[str, Any]
+    ) -> base.ProviderStatus:
         """The run ended: its result, or the failure fal reports when it is fetched."""
         try:
             response = await self._send("GET", _data(job, "response_path"))
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             answer = exc.response
-            if answer is None or isinstance(exc, RateLimited | AuthFailed):
+            if answer is None or isinstance(exc, base.RateLimited | base.AccountRefused):
                 raise
             if (
                 answer.status_code >= 500
@@ -155,24 +134,26 @@ class FalProvider:
             return _ended(
                 errors.job_error(job.id, answer.status_code, errors.body(answer), status, answer)
             )
-        result = json_object(response)
+        result = http.json_object(response)
         video = _video_url(result)
         if video is None:
             if "detail" in result:
                 return _ended(
                     errors.job_error(job.id, response.status_code, result, status, response)
                 )
-            raise MalformedResponse(f"fal request {job.id} completed without a video")
+            raise base.MalformedResponse(f"fal request {job.id} completed without a video")
         seconds = job.data.get("seconds")
-        return ProviderStatus(
-            JobState.SUCCEEDED,
+        return base.ProviderStatus(
+            base.JobState.SUCCEEDED,
             progress=100,
             billed_seconds=float(seconds) if isinstance(seconds, int | float) else None,
             data={**job.data, "video_url": video},
         )
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        return await send(self._client, method, path, request_id_header=REQUEST_ID_HEADER, **kwargs)
+        return await http.send(
+            self._client, method, path, request_id_header=REQUEST_ID_HEADER, **kwargs
+        )
 
     def _path_of(self, url: object, fallback: str) -> str:
         """The path of a URL fal returned, relative to our base URL (its host is ignored)."""
@@ -187,7 +168,7 @@ class FalProvider:
 # --- requests ---------------------------------------------------------------------------------
 
 
-def _input(request: ProviderRequest) -> tuple[str, dict[str, Any], int]:
+def _input(request: base.ProviderRequest) -> tuple[str, dict[str, Any], int]:
     """The app to call, its input, and the seconds of video asked for."""
     options = request.options
     app = request.model
@@ -206,7 +187,7 @@ def _input(request: ProviderRequest) -> tuple[str, dict[str, Any], int]:
     if fmt in formats:
         body[_option(options, "duration_field", "duration")] = formats[fmt]
     elif fmt != "omit":
-        raise InvalidInput(f"fal route option duration_format={fmt!r} is not one we know")
+        raise base.InvalidInput(f"fal route option duration_format={fmt!r} is not one we know")
     ratio_field = _option(options, "aspect_ratio_field", "aspect_ratio")
     with_image = request.image_url is not None
     if ratio_field and not (with_image and options.get("i2v_aspect_ratio") is False):
@@ -229,7 +210,7 @@ def _image(url: str) -> str:
         return url
     if url.startswith(("https://", "http://")):
         return url
-    raise InvalidInput("image_url must be an http(s) URL or a data: URI")
+    raise base.InvalidInput("image_url must be an http(s) URL or a data: URI")
 
 
 def _requests_path(app: str, request_id: str) -> str:
@@ -239,15 +220,15 @@ def _requests_path(app: str, request_id: str) -> str:
     return "/" + "/".join(parts[:keep]) + f"/requests/{request_id}"
 
 
-def _data(job: ProviderJob, key: str) -> str:
+def _data(job: base.ProviderJob, key: str) -> str:
     value = job.data.get(key)
     if isinstance(value, str) and value:
         return value
     app = job.data.get("app")
     if not isinstance(app, str):
-        raise MalformedResponse(f"fal request {job.id} lost its app id")
-    base = _requests_path(app, job.id)
-    return {"status_path": f"{base}/status", "cancel_path": f"{base}/cancel"}.get(key, base)
+        raise base.MalformedResponse(f"fal request {job.id} lost its app id")
+    root = _requests_path(app, job.id)
+    return {"status_path": f"{root}/status", "cancel_path": f"{root}/cancel"}.get(key, root)
 
 
 # --- answers ----------------------------------------------------------------------------------
@@ -259,14 +240,14 @@ def _video_url(result: Mapping[str, Any]) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
-def _ended(error: ProviderError | None) -> ProviderStatus:
+def _ended(error: base.ProviderError | None) -> base.ProviderStatus:
     if error is None:
-        return ProviderStatus(JobState.CANCELED)
-    return ProviderStatus(JobState.FAILED, error=error)
+        return base.ProviderStatus(base.JobState.CANCELED)
+    return base.ProviderStatus(base.JobState.FAILED, error=error)
 
 
-def _gone(job: ProviderJob, exc: ProviderError) -> JobFailed:
-    return JobFailed(
+def _gone(job: base.ProviderJob, exc: base.ProviderError) -> base.JobFailed:
+    return base.JobFailed(
         f"fal no longer has request {job.id}",
         retryable=True,
         status_code=404,
@@ -274,137 +255,4 @@ def _gone(job: ProviderJob, exc: ProviderError) -> JobFailed:
     )
 
 
-# --- what fal publishes -----------------------------------------------------------------------
-
-
-async def published(ctx: ProviderContext, wanted: Sequence[str]) -> list[PublishedModel]:
-    """Prices (`GET /v1/models/pricing`) and input limits (`GET /v1/models` with the
-    endpoint's OpenAPI schema) of the apps our catalog routes to, from fal's platform API."""
-    key = ctx.settings.env("FAL_KEY")
-    if key is None:
-        raise AuthFailed("FAL_KEY is not set")
-    base = ctx.settings.provider_base_url("fal_api", DEFAULT_API_BASE_URL)
-    ids = list(dict.fromkeys(wanted))
-    prices: dict[str, dict[str, Any]] = {}
-    schemas: dict[str, dict[str, Any]] = {}
-    async with new_client(base, {"Authorization": f"Key {key}"}) as client:
-        for start in range(0, len(ids), 50):  # the API takes 1-50 endpoint ids per call
-            chunk = [("endpoint_id", i) for i in ids[start : start + 50]]
-            for item in await _pages(client, "/v1/models/pricing", chunk, "prices"):
-                prices[str(item.get("endpoint_id"))] = item
-            query = [*chunk, ("expand", "openapi-3.0")]
-            for item in await _pages(client, "/v1/models", query, "models"):
-                if isinstance(item.get("openapi"), dict):
-                    schemas[str(item.get("endpoint_id"))] = item["openapi"]
-    out = []
-    for app in ids:
-        if app in prices or app in schemas:
-            durations, ratios = _limits(schemas.get(app, {}))
-            out.append(
-                PublishedModel(
-                    app,
-                    price_per_second=_per_second(prices.get(app)),
-                    durations=durations,
-                    max_duration=max(durations) if durations else None,
-                    aspect_ratios=ratios,
-                )
-            )
-    return out
-
-
-async def _pages(
-    client: httpx.AsyncClient, path: str, query: list[tuple[str, str]], key: str
-) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    cursor: str | None = None
-    for _ in range(20):
-        params = [*query, ("cursor", cursor)] if cursor else query
-        body = json_object(await send(client, "GET", path, params=params))
-        items += [i for i in body.get(key) or [] if isinstance(i, dict)]
-        cursor = body.get("next_cursor") if body.get("has_more") else None
-        if not isinstance(cursor, str) or not cursor:
-            break
-    return items
-
-
-def _per_second(price: Mapping[str, Any] | None) -> float | None:
-    if not price or str(price.get("currency", "USD")).upper() != "USD":
-        return None
-    unit = str(price.get("unit", "")).lower().replace("-", "_").replace(" ", "_")
-    value = price.get("unit_price")
-    if unit in ("second", "seconds", "video_second", "video_seconds", "per_second"):
-        return float(value) if isinstance(value, int | float) else None
-    return None  # per video, per image, per GPU-second: not a price per second of video
-
-
-def _limits(openapi: Mapping[str, Any]) -> tuple[tuple[float, ...] | None, tuple[str, ...] | None]:
-    """Durations and aspect ratios (our vocabulary) from an endpoint's input schema."""
-    schemas = openapi.get("components", {}).get("schemas", {})
-    if not isinstance(schemas, dict):
-        return None, None
-    fields = _input_properties(openapi, schemas)
-    durations = _durations(fields.get("duration"), schemas)
-    ratios = _enum(fields.get("aspect_ratio"), schemas)
-    ours = tuple(r for r in OUR_RATIOS if r in ratios) if ratios else None
-    return durations, ours
-
-
-def _input_properties(openapi: Mapping[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
-    for item in (openapi.get("paths") or {}).values():
-        post = item.get("post") if isinstance(item, dict) else None
-        content = ((post or {}).get("requestBody") or {}).get("content") or {}
-        schema = _resolve((content.get("application/json") or {}).get("schema"), schemas)
-        if isinstance(schema.get("properties"), dict) and "prompt" in schema["properties"]:
-            return dict(schema["properties"])
-    for name, schema in schemas.items():
-        props = schema.get("properties") if isinstance(schema, dict) else None
-        if str(name).endswith("Input") and isinstance(props, dict) and "prompt" in props:
-            return dict(props)
-    return {}
-
-
-def _resolve(schema: object, schemas: Mapping[str, Any]) -> dict[str, Any]:
-    for _ in range(10):
-        if not isinstance(schema, dict):
-            return {}
-        ref = schema.get("$ref")
-        if not isinstance(ref, str):
-            return schema
-        schema = schemas.get(ref.rsplit("/", 1)[-1])
-    return {}
-
-
-def _enum(schema: object, schemas: Mapping[str, Any]) -> list[Any]:
-    resolved = _resolve(schema, schemas)
-    if isinstance(resolved.get("enum"), list):
-        return list(resolved["enum"])
-    values: list[Any] = []
-    for key in ("allOf", "anyOf", "oneOf"):
-        for part in resolved.get(key) or []:
-            values += _enum(part, schemas)
-    return values
-
-
-def _durations(schema: object, schemas: Mapping[str, Any]) -> tuple[float, ...] | None:
-    found = set()
-    for value in _enum(schema, schemas):
-        match = re.fullmatch(r"(\d+(?:\.\d+)?)s?", str(value))
-        if match:
-            found.add(float(match.group(1)))
-    resolved = _resolve(schema, schemas)
-    low, high = resolved.get("minimum"), resolved.get("maximum")
-    if not found and isinstance(low, int) and isinstance(high, int) and 0 < high - low <= 60:
-        found = {float(s) for s in range(low, high + 1)}
-    return tuple(sorted(found)) or None
-
-
-def _build(ctx: ProviderContext) -> FalProvider:
-    api_key = ctx.settings.env("FAL_KEY")
-    if api_key is None:
-        raise AuthFailed("FAL_KEY is not set")
-    return FalProvider(ctx.settings.provider_base_url("fal", DEFAULT_BASE_URL), api_key)
-
-
-FACTORY = ProviderFactory("fal", ("FAL_KEY",), _build, published=published)
-
-__all__ = ["FACTORY", "FalProvider", "published"]
+__all__ = ["FalProvider"]

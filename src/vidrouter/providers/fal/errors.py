@@ -14,14 +14,7 @@ from typing import Any
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 REQUEST_ID_HEADER = "x-fal-request-id"
 ERROR_TYPE_HEADER = "x-fal-error-type"
@@ -40,7 +33,7 @@ BILLING = ("balance", "locked", "credit", "payment")
 
 
 def body(response: httpx.Response) -> dict[str, Any]:
-    found = error_json(response)
+    found = http.error_json(response)
     if found is None:
         return {"detail": response.text[:300]}
     return found if isinstance(found, dict) else {"detail": found}
@@ -70,7 +63,7 @@ def describe(found: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[list[
     return types, "; ".join(messages) or "no reason given"
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """A finer error than the status code alone, from fal's error body (at a submit)."""
     if exc.response is None or exc.retryable:
         return exc
@@ -79,13 +72,13 @@ def refine(exc: ProviderError) -> ProviderError:
     code = types[0] if types else str(exc.status_code)
     if exc.status_code == 402 or any(word in lowered for word in BILLING):
         text = f"fal refused the request for billing reasons: {text}"
-        return reclassify(exc, AccountRefused, text, provider_code=code)
+        return http.reclassify(exc, base.AccountRefused, text, provider_code=code)
     if any(word in lowered for word in MODERATION):
         text = f"fal refused the prompt or image: {text}"
-        return reclassify(exc, ContentRejected, text, provider_code=code)
+        return http.reclassify(exc, base.ContentRejected, text, provider_code=code)
     if exc.status_code == 404:
-        return reclassify(
-            exc, JobFailed, f"fal does not serve this app: {text}", provider_code=code
+        return http.reclassify(
+            exc, base.JobFailed, f"fal does not serve this app: {text}", provider_code=code
         )
     return exc
 
@@ -96,7 +89,7 @@ def job_error(
     found: Mapping[str, Any],
     status: Mapping[str, Any],
     response: httpx.Response,
-) -> ProviderError | None:
+) -> base.ProviderError | None:
     """What a failed run means for us; None when it was cancelled."""
     types, text = describe(found, status)
     header = response.headers.get(ERROR_TYPE_HEADER)
@@ -111,11 +104,11 @@ def job_error(
     if "client_cancelled" in types:
         return None
     if any(word in lowered for word in MODERATION):
-        return ContentRejected(message, **kw)
+        return base.ContentRejected(message, **kw)
     validation = code in (400, 422) and isinstance(found.get("detail"), list)
     if validation or any(t in INPUT_TYPES for t in types):
-        return InvalidInput(message, **kw)
+        return base.InvalidInput(message, **kw)
     if code == 404:
-        return JobFailed(f"fal no longer has request {job_id}", retryable=True, **kw)
+        return base.JobFailed(f"fal no longer has request {job_id}", retryable=True, **kw)
     # fal's own failure (runner errors, timeouts, partner outages): a fresh submit may work.
-    return JobFailed(message, retryable=code >= 500 or code in (400, 408, 499), **kw)
+    return base.JobFailed(message, retryable=code >= 500 or code in (400, 408, 499), **kw)

@@ -11,17 +11,7 @@ from typing import Any
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-    ProviderTimeout,
-    ProviderUnavailable,
-    RateLimited,
-)
-from vidrouter.providers.http import error_for, error_json, retry_after
+from vidrouter.providers import base, http
 
 TOKEN_CODES = {str(code) for code in (1000, 1001, 1002, 1003, 1004)}  # the JWT was refused
 # 1000-1002 the key; 1100 account exception, 1101 arrears, 1102 no units, 1103 no access to
@@ -33,7 +23,7 @@ _IMAGE_WORDS = ("image", "picture", "resolution", "aspect ratio")
 _TRANSIENT_WORDS = ("timeout", "timed out", "internal", "system error", "busy", "retry")
 
 
-def for_code(code: int, body: dict[str, Any], response: httpx.Response) -> ProviderError:
+def for_code(code: int, body: dict[str, Any], response: httpx.Response) -> base.ProviderError:
     message = f"Kling {code}: {body.get('message') or 'no message'}"
     request_id = body.get("request_id")
     kw: dict[str, Any] = {
@@ -41,43 +31,43 @@ def for_code(code: int, body: dict[str, Any], response: httpx.Response) -> Provi
         "request_id": request_id if isinstance(request_id, str) and request_id else None,
         "status_code": response.status_code,
     }
-    error: ProviderError
+    error: base.ProviderError
     if code in (1003, 1004):  # token not yet valid / expired: a fresh one may pass
-        error = ProviderUnavailable(message, **kw)
+        error = base.ProviderUnavailable(message, **kw)
     elif code in ACCOUNT:
-        error = AccountRefused(message, **kw)
+        error = base.AccountRefused(message, **kw)
     elif 1200 <= code < 1300:
-        error = InvalidInput(message, **kw)
+        error = base.InvalidInput(message, **kw)
     elif code in (1300, 1301):
-        error = ContentRejected(message, **kw)
+        error = base.ContentRejected(message, **kw)
     elif code in (1302, 1303):  # the submit rate; the resource pack's concurrency
-        error = RateLimited(message, retry_after=retry_after(response.headers), **kw)
+        error = base.RateLimited(message, retry_after=http.retry_after(response.headers), **kw)
     elif code == 5002:
-        error = ProviderTimeout(message, **kw)
+        error = base.ProviderTimeout(message, **kw)
     elif code >= 5000:
-        error = ProviderUnavailable(message, **kw)
+        error = base.ProviderUnavailable(message, **kw)
     else:  # an undocumented code: trust the HTTP status
-        error = error_for(response)
+        error = http.error_for(response)
         error.provider_code, error.request_id = kw["provider_code"], kw["request_id"]
     error.response = response
     return error
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """A finer error from Kling's envelope; the HTTP status alone when there is none."""
-    body = error_json(exc.response)
+    body = http.error_json(exc.response)
     if exc.response is None or not isinstance(body, dict) or not isinstance(body.get("code"), int):
         return exc
     return for_code(body["code"], body, exc.response)
 
 
-def task_error(message: str, request_id: str | None) -> ProviderError:
+def task_error(message: str, request_id: str | None) -> base.ProviderError:
     """A task that ended `failed`: Kling says why only in words (`task_status_msg`)."""
     lowered = message.lower()
     detail = f"Kling task failed: {message}"
     kw: dict[str, Any] = {"provider_code": "task_failed", "request_id": request_id}
     if any(word in lowered for word in _MODERATION_WORDS):
-        return ContentRejected(detail, **kw)
+        return base.ContentRejected(detail, **kw)
     if any(word in lowered for word in _IMAGE_WORDS):
-        return InvalidInput(detail, **kw)
-    return JobFailed(detail, retryable=any(w in lowered for w in _TRANSIENT_WORDS), **kw)
+        return base.InvalidInput(detail, **kw)
+    return base.JobFailed(detail, retryable=any(w in lowered for w in _TRANSIENT_WORDS), **kw)

@@ -13,29 +13,15 @@ refused here as invalid input until images can be stored and signed on our side.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any, ClassVar
 
-from vidrouter.providers.base import (
-    AuthFailed,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ResultRef,
-)
-from vidrouter.providers.http import delete_tolerating, json_object, new_client, reclassify, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.luma import errors
 
 log = logging.getLogger(__name__)
 
+CREDENTIAL = "LUMAAI_API_KEY"
 DEFAULT_BASE_URL = "https://api.lumalabs.ai"
 CREATE_PATH = "/dream-machine/v1/generations/video"
 GENERATION_PATH = "/dream-machine/v1/generations/{id}"
@@ -44,11 +30,11 @@ DURATIONS = (5, 9)  # seconds; sent as "5s" / "9s"
 DEFAULT_RESOLUTION = "720p"
 
 _STATES = {
-    "queued": JobState.QUEUED,
-    "pending": JobState.QUEUED,  # seen in older answers
-    "dreaming": JobState.RUNNING,
-    "completed": JobState.SUCCEEDED,
-    "failed": JobState.FAILED,
+    "queued": base.JobState.QUEUED,
+    "pending": base.JobState.QUEUED,  # seen in older answers
+    "dreaming": base.JobState.RUNNING,
+    "completed": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
 }
 
 
@@ -56,22 +42,14 @@ class LumaProvider:
     name: ClassVar[str] = "luma"
     # Ray 2 at 720p typically takes 1-3 minutes (Ray Flash 2 well under one); queues grow at
     # peak times. Luma documents no maximum: 30 minutes is our bound (unconfirmed).
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=15),
-        interval=timedelta(seconds=5),
-        max_interval=timedelta(seconds=20),
-        max_wait=timedelta(minutes=30),
-    )
+    poll_policy = base.PollPolicy.seconds(15, 5, 20, give_up=30 * 60)
 
-    def __init__(self, base_url: str, api_key: str) -> None:
-        self._client = new_client(
-            base_url,
-            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
-        )
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = _create_body(request)
-        response = await send(
+        response = await http.send(
             self._client,
             "POST",
             CREATE_PATH,
@@ -79,53 +57,49 @@ class LumaProvider:
             request_id_header=REQUEST_ID_HEADER,
             refine=errors.refine,
         )
-        generation = json_object(response)
+        generation = http.json_object(response)
         job_id = generation.get("id")
         if not isinstance(job_id, str) or not job_id:
-            raise MalformedResponse("Luma answered the create without a generation id")
-        return ProviderJob(
+            raise base.MalformedResponse("Luma answered the create without a generation id")
+        return base.ProviderJob(
             id=job_id,
             data={"model": request.model, "duration": _seconds(request.duration)},
             request_id=response.headers.get(REQUEST_ID_HEADER),
         )
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         generation = await self._get(job)
         state = generation.get("state")
         mapped = _STATES.get(state) if isinstance(state, str) else None
         if mapped is None:
             # Unknown vocabulary: keep polling (bounded by max_wait) and say so.
             log.warning("luma_unknown_state", extra={"job_id": job.id, "state": str(state)})
-            return ProviderStatus(JobState.RUNNING)
-        if mapped is JobState.FAILED:
+            return base.ProviderStatus(base.JobState.RUNNING)
+        if mapped is base.JobState.FAILED:
             reason = generation.get("failure_reason")
-            return ProviderStatus(JobState.FAILED, error=errors.failure(reason, job.id))
-        if mapped is JobState.SUCCEEDED:
+            return base.ProviderStatus(base.JobState.FAILED, error=errors.failure(reason, job.id))
+        if mapped is base.JobState.SUCCEEDED:
             video = _video_url(generation)
             if video is None:
-                raise MalformedResponse(f"Luma generation {job.id} completed without a video")
+                raise base.MalformedResponse(f"Luma generation {job.id} completed without a video")
             duration = job.data.get("duration")
             billed = float(duration) if isinstance(duration, int | float) else None
-            return ProviderStatus(
-                JobState.SUCCEEDED,
+            return base.ProviderStatus(
+                base.JobState.SUCCEEDED,
                 progress=100,
                 billed_seconds=billed,
                 data={**job.data, "video_url": video},
             )
-        return ProviderStatus(mapped)
+        return base.ProviderStatus(mapped)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        video = job.data.get("video_url")
-        if not isinstance(video, str):
-            video = _video_url(await self._get(job))
-        if video is None or not video.startswith(("https://", "http://")):
-            raise MalformedResponse(f"Luma generation {job.id} has no downloadable video")
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        video = http.stored_url(job) or _video_url(await self._get(job))
         # assets.video is a public CDN URL: the download needs no credentials.
-        return ResultRef(url=video)
+        return http.result_at(video, f"Luma generation {job.id}")
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         """Luma has no cancel: deleting the generation is the only way to drop it."""
-        await delete_tolerating(
+        await http.delete_tolerating(
             self._client,
             "DELETE",
             GENERATION_PATH.format(id=job.id),
@@ -135,23 +109,25 @@ class LumaProvider:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _get(self, job: ProviderJob) -> dict[str, Any]:
+    async def _get(self, job: base.ProviderJob) -> dict[str, Any]:
         try:
-            response = await send(
+            response = await http.send(
                 self._client,
                 "GET",
                 GENERATION_PATH.format(id=job.id),
                 request_id_header=REQUEST_ID_HEADER,
                 refine=errors.refine,
             )
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             if exc.status_code != 404:
                 raise
-            raise reclassify(exc, JobFailed, f"Luma no longer has generation {job.id}") from exc
-        return json_object(response)
+            raise http.reclassify(
+                exc, base.JobFailed, f"Luma no longer has generation {job.id}"
+            ) from exc
+        return http.json_object(response)
 
 
-def _create_body(request: ProviderRequest) -> dict[str, Any]:
+def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
     resolution = request.options.get("resolution", DEFAULT_RESOLUTION)
     body: dict[str, Any] = {
         "generation_type": "video",
@@ -166,7 +142,7 @@ def _create_body(request: ProviderRequest) -> dict[str, Any]:
         body["loop"] = loop
     if request.image_url is not None:
         if not request.image_url.startswith(("https://", "http://")):
-            raise InvalidInput(
+            raise base.InvalidInput(
                 "Luma needs an http(s) image URL (it fetches the image itself); "
                 "data: URIs are not supported on this route"
             )
@@ -182,7 +158,7 @@ def _seconds(duration: float) -> int:
         if duration <= seconds:
             return seconds
     allowed = ", ".join(str(d) for d in DURATIONS)
-    raise InvalidInput(f"Luma generates only these durations (seconds): {allowed}")
+    raise base.InvalidInput(f"Luma generates only these durations (seconds): {allowed}")
 
 
 def _video_url(generation: dict[str, Any]) -> str | None:
@@ -191,13 +167,6 @@ def _video_url(generation: dict[str, Any]) -> str | None:
     return video if isinstance(video, str) and video else None
 
 
-def _build(ctx: ProviderContext) -> LumaProvider:
-    api_key = ctx.settings.env("LUMAAI_API_KEY")
-    if api_key is None:
-        raise AuthFailed("LUMAAI_API_KEY is not set")
-    return LumaProvider(ctx.settings.provider_base_url("luma", DEFAULT_BASE_URL), api_key)
-
-
-FACTORY = ProviderFactory("luma", ("LUMAAI_API_KEY",), _build)
+FACTORY = ProviderFactory("luma", (CREDENTIAL,), LumaProvider, DEFAULT_BASE_URL)
 
 __all__ = ["FACTORY", "LumaProvider"]

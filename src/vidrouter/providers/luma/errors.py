@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 # "failed to moderate image" is what an image URL Luma could not fetch or read produces;
 # "Advanced moderation failed" is a moderation verdict.
@@ -27,7 +20,7 @@ NO_CREDITS = ("credit", "balance", "insufficient funds")
 
 
 def detail(response: httpx.Response) -> str:
-    body = error_json(response)
+    body = http.error_json(response)
     found = body.get("detail") if isinstance(body, dict) else None
     if isinstance(found, str):
         return found
@@ -36,7 +29,7 @@ def detail(response: httpx.Response) -> str:
     return str(body)[:300] if body is not None else response.text[:300]
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """A finer error from Luma's body where it says more than the status."""
     if exc.response is None or exc.retryable:
         return exc
@@ -44,13 +37,17 @@ def refine(exc: ProviderError) -> ProviderError:
     lowered = text.lower()
     if exc.status_code == 402 or any(word in lowered for word in NO_CREDITS):
         message = f"Luma refused the request for billing reasons: {text}"
-        return reclassify(exc, AccountRefused, message, provider_code="insufficient_credits")
+        return http.reclassify(
+            exc, base.AccountRefused, message, provider_code="insufficient_credits"
+        )
     if exc.status_code in (400, 403, 422) and any(word in lowered for word in MODERATION):
-        return reclassify(exc, ContentRejected, f"Luma refused the prompt or image: {text}")
+        return http.reclassify(
+            exc, base.ContentRejected, f"Luma refused the prompt or image: {text}"
+        )
     return exc
 
 
-def failure(reason: object, job_id: str) -> ProviderError:
+def failure(reason: object, job_id: str) -> base.ProviderError:
     """A generation that ended `failed`: Luma says why only in words (`failure_reason`)."""
     text = reason if isinstance(reason, str) and reason else "no reason given"
     lowered = text.lower()
@@ -59,8 +56,8 @@ def failure(reason: object, job_id: str) -> ProviderError:
     if "failed to moderate image" in lowered or (
         "image" in lowered and any(word in lowered for word in IMAGE_PROBLEMS)
     ):
-        return InvalidInput(message, provider_code=code)
+        return base.InvalidInput(message, provider_code=code)
     if any(word in lowered for word in MODERATION):
-        return ContentRejected(message, provider_code=code)
+        return base.ContentRejected(message, provider_code=code)
     # Luma's own failure: a fresh submit may well succeed.
-    return JobFailed(message, retryable=True, provider_code=code)
+    return base.JobFailed(message, retryable=True, provider_code=code)

@@ -16,32 +16,20 @@ from __future__ import annotations
 
 import io
 import logging
-from datetime import timedelta
 from typing import Any, ClassVar
 
 import httpx
 from PIL import Image, UnidentifiedImageError
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers.base import (
-    AuthFailed,
-    InvalidInput,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ResultRef,
-)
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import decode_data_uri, load_image, to_data_uri
 from vidrouter.providers.minimax import errors
 
 log = logging.getLogger(__name__)
 
+CREDENTIAL = "MINIMAX_API_KEY"
 DEFAULT_BASE_URL = "https://api.minimax.io"
 CREATE_PATH = "/v1/video_generation"
 QUERY_PATH = "/v1/query/video_generation"
@@ -60,11 +48,11 @@ MIN_SHORT_SIDE = 300
 MIN_RATIO, MAX_RATIO = 2 / 5, 5 / 2
 
 _STATES = {
-    "Preparing": JobState.QUEUED,
-    "Queueing": JobState.QUEUED,
-    "Processing": JobState.RUNNING,
-    "Success": JobState.SUCCEEDED,
-    "Fail": JobState.FAILED,
+    "Preparing": base.JobState.QUEUED,
+    "Queueing": base.JobState.QUEUED,
+    "Processing": base.JobState.RUNNING,
+    "Success": base.JobState.SUCCEEDED,
+    "Fail": base.JobState.FAILED,
 }
 
 
@@ -72,35 +60,29 @@ class MinimaxProvider:
     name: ClassVar[str] = "minimax"
     # A 6 s 768P video typically takes 1-3 minutes; MiniMax suggests polling every 10 s and
     # documents no maximum: 30 minutes is our bound (unconfirmed).
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=20),
-        interval=timedelta(seconds=10),
-        max_interval=timedelta(seconds=30),
-        max_wait=timedelta(minutes=30),
-    )
+    poll_policy = base.PollPolicy.seconds(20, 10, 30, give_up=30 * 60)
 
-    def __init__(self, base_url: str, api_key: str, *, allow_private_images: bool) -> None:
-        self._client = new_client(
-            base_url,
-            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
-        )
-        self._allow_private = allow_private_images
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
+        self._allow_private = config.allow_private_images
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = _create_body(request)
         if request.image_url is not None:
             body["first_frame_image"] = await self._first_frame(request.image_url)
         elif request.model in IMAGE_ONLY_MODELS:
-            raise InvalidInput(f"{request.model} only animates an image: image_url is required")
+            raise base.InvalidInput(
+                f"{request.model} only animates an image: image_url is required"
+            )
         response, answer = await self._call("POST", CREATE_PATH, json=body)
         task_id = answer.get("task_id")
         if not isinstance(task_id, str | int) or isinstance(task_id, bool) or task_id == "":
-            raise MalformedResponse(f"POST {CREATE_PATH}: no task_id in the answer")
+            raise base.MalformedResponse(f"POST {CREATE_PATH}: no task_id in the answer")
         data: JobData = {
             "duration": body["duration"],
             "resolution": body["resolution"],
         }
-        return ProviderJob(str(task_id), data, response.headers.get(REQUEST_ID_HEADER))
+        return base.ProviderJob(str(task_id), data, response.headers.get(REQUEST_ID_HEADER))
 
     async def _first_frame(self, image_url: str) -> str:
         """The image as MiniMax takes it, checked against its limits before anything is sent."""
@@ -112,15 +94,15 @@ class MinimaxProvider:
         _check_dimensions(data)
         return to_data_uri(data, mime)
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         response, answer = await self._call(
             "GET", QUERY_PATH, params={"task_id": job.id}, allow_error_codes=True
         )
         status = answer.get("status")
         code, message = errors.base_resp(answer)
         if status == "Fail":
-            return ProviderStatus(
-                JobState.FAILED, error=errors.task_failure(code, message, response)
+            return base.ProviderStatus(
+                base.JobState.FAILED, error=errors.task_failure(code, message, response)
             )
         if code != 0:
             raise errors.for_code(code, message, response)
@@ -128,12 +110,14 @@ class MinimaxProvider:
         if state is None:
             # A status outside the documented five: keep polling, bounded by max_wait.
             log.warning("minimax_unknown_status", extra={"job_id": job.id, "status": status})
-            return ProviderStatus(JobState.RUNNING)
-        if state is not JobState.SUCCEEDED:
-            return ProviderStatus(state)
+            return base.ProviderStatus(base.JobState.RUNNING)
+        if state is not base.JobState.SUCCEEDED:
+            return base.ProviderStatus(state)
         file_id = answer.get("file_id")
         if not isinstance(file_id, str | int) or isinstance(file_id, bool) or file_id == "":
-            raise MalformedResponse(f"GET {QUERY_PATH}: task {job.id} succeeded without a file_id")
+            raise base.MalformedResponse(
+                f"GET {QUERY_PATH}: task {job.id} succeeded without a file_id"
+            )
         data = {**job.data, "file_id": str(file_id)}
         for key in ("video_width", "video_height"):
             value = answer.get(key)
@@ -142,20 +126,21 @@ class MinimaxProvider:
         duration = job.data.get("duration")
         billed = float(duration) if isinstance(duration, int | float) else None
         # MiniMax bills a whole video of the requested length (6 or 10 s).
-        return ProviderStatus(JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data)
+        return base.ProviderStatus(
+            base.JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data
+        )
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
         file_id = job.data.get("file_id")
         if file_id is None:
-            raise MalformedResponse(f"task {job.id} has no file_id to download")
+            raise base.MalformedResponse(f"task {job.id} has no file_id to download")
         _, answer = await self._call("GET", RETRIEVE_PATH, params={"file_id": str(file_id)})
         file = answer.get("file")
         url = file.get("download_url") if isinstance(file, dict) else None
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise MalformedResponse(f"GET {RETRIEVE_PATH}: file {file_id} has no download_url")
-        return ResultRef(url=url)  # pre-signed: no Authorization header (it is not MiniMax's host)
+        # Pre-signed: no Authorization header (it is not MiniMax's host).
+        return http.result_at(url, f"MiniMax file {file_id}")
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         """MiniMax's v1 video API has no way to cancel a task: it runs to its end."""
 
     async def aclose(self) -> None:
@@ -168,7 +153,7 @@ class MinimaxProvider:
 
         With `allow_error_codes` a non-zero `base_resp.status_code` in a 2xx answer is left to
         the caller (a task's own failure comes back that way)."""
-        response = await send(
+        response = await http.send(
             self._client,
             method,
             path,
@@ -176,25 +161,27 @@ class MinimaxProvider:
             refine=errors.refine,
             **kwargs,
         )
-        answer = json_object(response)
+        answer = http.json_object(response)
         code, message = errors.base_resp(answer)
         if code != 0 and not allow_error_codes:
             raise errors.for_code(code, message, response)
         return response, answer
 
 
-def _create_body(request: ProviderRequest) -> dict[str, Any]:
+def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
     duration = int(request.duration)
     if duration != request.duration or duration not in DURATIONS:
-        raise InvalidInput(f"MiniMax makes videos of {' or '.join(map(str, DURATIONS))} seconds")
+        raise base.InvalidInput(
+            f"MiniMax makes videos of {' or '.join(map(str, DURATIONS))} seconds"
+        )
     resolution = str(request.options.get("resolution") or DEFAULT_RESOLUTION).upper()
     if resolution == "1080P" and duration != 6:
-        raise InvalidInput("MiniMax makes 1080P videos of 6 seconds only")
+        raise base.InvalidInput("MiniMax makes 1080P videos of 6 seconds only")
     if len(request.prompt) > MAX_PROMPT_CHARS:
-        raise InvalidInput(f"MiniMax takes prompts of at most {MAX_PROMPT_CHARS} characters")
+        raise base.InvalidInput(f"MiniMax takes prompts of at most {MAX_PROMPT_CHARS} characters")
     if request.aspect_ratio != "16:9":
         # Text-to-video comes out 16:9; with a first frame, the image's own shape wins.
-        raise InvalidInput("MiniMax has no aspect ratio parameter: its videos are 16:9")
+        raise base.InvalidInput("MiniMax has no aspect ratio parameter: its videos are 16:9")
     body: dict[str, Any] = {
         "model": request.model,
         "prompt": request.prompt,
@@ -212,28 +199,17 @@ def _check_dimensions(data: bytes) -> None:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size
     except (UnidentifiedImageError, OSError) as exc:
-        raise InvalidInput(f"the image cannot be read: {exc}") from exc
+        raise base.InvalidInput(f"the image cannot be read: {exc}") from exc
     if min(width, height) <= MIN_SHORT_SIDE:
-        raise InvalidInput(
+        raise base.InvalidInput(
             f"MiniMax needs a first frame whose short side exceeds {MIN_SHORT_SIDE} px "
             f"(got {width}x{height})"
         )
     if not MIN_RATIO <= width / height <= MAX_RATIO:
-        raise InvalidInput(
+        raise base.InvalidInput(
             f"MiniMax needs a first frame with an aspect ratio between 2:5 and 5:2 "
             f"(got {width}x{height})"
         )
 
 
-def _build(ctx: ProviderContext) -> MinimaxProvider:
-    api_key = ctx.settings.env("MINIMAX_API_KEY")
-    if not api_key:
-        raise AuthFailed("MINIMAX_API_KEY is not set")
-    return MinimaxProvider(
-        ctx.settings.provider_base_url("minimax", DEFAULT_BASE_URL),
-        api_key,
-        allow_private_images=ctx.settings.allow_private_webhook_urls,
-    )
-
-
-FACTORY = ProviderFactory("minimax", ("MINIMAX_API_KEY",), _build)
+FACTORY = ProviderFactory("minimax", (CREDENTIAL,), MinimaxProvider, DEFAULT_BASE_URL)

@@ -11,18 +11,7 @@ from typing import Any
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    MalformedResponse,
-    ProviderError,
-    ProviderTimeout,
-    ProviderUnavailable,
-    RateLimited,
-)
-from vidrouter.providers.http import error_json
+from vidrouter.providers import base, http
 
 REQUEST_ID_HEADER = "Trace-Id"  # what MiniMax's own MCP server quotes in its errors
 
@@ -38,17 +27,17 @@ BAD_PARAMS = {2013, 1042}  # invalid parameters; too many invisible characters
 
 
 def base_resp(answer: dict[str, Any]) -> tuple[int, str]:
-    base = answer.get("base_resp")
-    if not isinstance(base, dict):
+    found = answer.get("base_resp")
+    if not isinstance(found, dict):
         return 0, ""  # some answers omit it on success
-    code = base.get("status_code", 0)
-    message = base.get("status_msg")
+    code = found.get("status_code", 0)
+    message = found.get("status_msg")
     if isinstance(code, bool) or not isinstance(code, int):
-        raise MalformedResponse(f"base_resp.status_code is not a number: {code!r}")
+        raise base.MalformedResponse(f"base_resp.status_code is not a number: {code!r}")
     return code, message if isinstance(message, str) else ""
 
 
-def for_code(code: int, message: str, response: httpx.Response | None) -> ProviderError:
+def for_code(code: int, message: str, response: httpx.Response | None) -> base.ProviderError:
     """The error a non-zero base_resp.status_code stands for (on any request)."""
     text = f"MiniMax answered {code}: {message or 'no message'}"
     kw: dict[str, Any] = {
@@ -56,46 +45,46 @@ def for_code(code: int, message: str, response: httpx.Response | None) -> Provid
         "request_id": response.headers.get(REQUEST_ID_HEADER) if response is not None else None,
         "status_code": response.status_code if response is not None else None,
     }
-    error: ProviderError
+    error: base.ProviderError
     if code in RATE_LIMITED:
-        error = RateLimited(text, retry_after=None, **kw)
+        error = base.RateLimited(text, retry_after=None, **kw)
     elif code in SERVER_SIDE:
-        error = ProviderUnavailable(text, **kw)
+        error = base.ProviderUnavailable(text, **kw)
     elif code in TIMED_OUT:
-        error = ProviderTimeout(text, **kw)
+        error = base.ProviderTimeout(text, **kw)
     elif code in ACCOUNT:
-        error = AccountRefused(text, **kw)
+        error = base.AccountRefused(text, **kw)
     elif code in MODERATED:
-        error = ContentRejected(text, **kw)
+        error = base.ContentRejected(text, **kw)
     elif code in BAD_PARAMS:
-        error = InvalidInput(text, **kw)
+        error = base.InvalidInput(text, **kw)
     else:
-        error = JobFailed(text, retryable=False, **kw)
+        error = base.JobFailed(text, retryable=False, **kw)
     error.response = response
     return error
 
 
-def task_failure(code: int, message: str, response: httpx.Response) -> ProviderError:
+def task_failure(code: int, message: str, response: httpx.Response) -> base.ProviderError:
     """Why a task ended in `Fail`: its base_resp code when it gives one."""
     if code == 0:
-        return JobFailed(
+        return base.JobFailed(
             f"MiniMax reported the task failed: {message or 'no reason given'}",
             retryable=True,
             request_id=response.headers.get(REQUEST_ID_HEADER),
         )
     error = for_code(code, message, response)
-    if error.retryable and not isinstance(error, JobFailed):
+    if error.retryable and not isinstance(error, base.JobFailed):
         # A server-side failure of this one task: worth another try elsewhere, not a retry.
-        return JobFailed(error.message, retryable=True, provider_code=error.provider_code)
+        return base.JobFailed(error.message, retryable=True, provider_code=error.provider_code)
     return error
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """A non-2xx answer: its base_resp code decides when it carries one."""
-    body = error_json(exc.response)
-    base = body.get("base_resp") if isinstance(body, dict) else None
-    code = base.get("status_code") if isinstance(base, dict) else None
+    body = http.error_json(exc.response)
+    found = body.get("base_resp") if isinstance(body, dict) else None
+    code = found.get("status_code") if isinstance(found, dict) else None
     if not isinstance(code, int) or isinstance(code, bool) or code == 0:
         return exc
-    assert isinstance(base, dict)
-    return for_code(code, str(base.get("status_msg") or ""), exc.response)
+    assert isinstance(found, dict)
+    return for_code(code, str(found.get("status_msg") or ""), exc.response)

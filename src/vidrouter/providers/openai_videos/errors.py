@@ -10,14 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 ACCOUNT_CODES = frozenset(
     {
@@ -44,44 +37,44 @@ def parse(body: object) -> tuple[str | None, str | None, str | None, str | None]
     return code, kind, param, message
 
 
-def refine_lost_job(exc: ProviderError) -> ProviderError:
-    return refine(exc, lost_job=True)
-
-
-def refine(exc: ProviderError, *, lost_job: bool = False) -> ProviderError:
+def refine(exc: base.ProviderError, *, lost_job: bool = False) -> base.ProviderError:
     """The class the error body's `code` stands for; the status's guess otherwise."""
     response = exc.response
     if response is None:
         return exc
-    code, kind, param, message = parse(error_json(response))
+    code, kind, param, message = parse(http.error_json(response))
     if message is None:
         message = " ".join(response.text.split())[:300]
     status = response.status_code
     text = f"{response.request.method} {response.request.url.path} answered {status}: {message}"
     kw: dict[str, Any] = {"provider_code": code or kind}
     if is_moderation(code, kind, message):
-        return reclassify(exc, ContentRejected, message or text, **kw)
+        return http.reclassify(exc, base.ContentRejected, message or text, **kw)
     if status == 402 or code in ACCOUNT_CODES or kind in ACCOUNT_CODES:
-        return reclassify(exc, AccountRefused, text, **kw)  # billing: our account, not the user's
+        return http.reclassify(
+            exc, base.AccountRefused, text, **kw
+        )  # billing: our account, not the user's
     if status in (404, 410) and lost_job:
-        return reclassify(exc, JobFailed, f"the upstream no longer knows this video ({text})", **kw)
+        return http.reclassify(
+            exc, base.JobFailed, f"the upstream no longer knows this video ({text})", **kw
+        )
     if status in (404, 405) or param == "model" or code == "model_not_found":
         text = f"the route's upstream or model is misconfigured: {text}"
-        return reclassify(exc, AccountRefused, text, **kw)
-    return reclassify(exc, type(exc), text, **kw)
+        return http.reclassify(exc, base.AccountRefused, text, **kw)
+    return http.reclassify(exc, type(exc), text, **kw)
 
 
-def job_error(video: Mapping[str, Any]) -> ProviderError:
+def job_error(video: Mapping[str, Any]) -> base.ProviderError:
     """A video that ended `failed` (or `expired`): its `error: {code, message}`."""
     found = video.get("error")
     error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     code = _text(error.get("code")) or ("expired" if video.get("status") == "expired" else None)
     message = _text(error.get("message")) or "the upstream reported that the video failed"
     if is_moderation(code, None, message):
-        return ContentRejected(message, provider_code=code)
+        return base.ContentRejected(message, provider_code=code)
     if code and (code.startswith("invalid") or "image" in code):
-        return InvalidInput(message, provider_code=code)
-    return JobFailed(message, retryable=code in _RETRYABLE_JOB_CODES, provider_code=code)
+        return base.InvalidInput(message, provider_code=code)
+    return base.JobFailed(message, retryable=code in _RETRYABLE_JOB_CODES, provider_code=code)
 
 
 def is_moderation(code: str | None, kind: str | None, message: str) -> bool:

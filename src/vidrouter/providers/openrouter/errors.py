@@ -14,15 +14,7 @@ from typing import Any
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-    ProviderUnavailable,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 REQUEST_ID_HEADERS = ("x-request-id", "cf-ray")  # neither is documented by OpenRouter
 MODERATION = re.compile(
@@ -38,7 +30,7 @@ def request_id(response: httpx.Response) -> str | None:
 
 def parse(response: httpx.Response) -> tuple[str, dict[str, Any]]:
     """(error.message, error.metadata) of an error answer."""
-    body = error_json(response)
+    body = http.error_json(response)
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return " ".join(response.text.split())[:300], {}
@@ -48,11 +40,7 @@ def parse(response: httpx.Response) -> tuple[str, dict[str, Any]]:
     )
 
 
-def refine_lost_job(exc: ProviderError) -> ProviderError:
-    return refine(exc, lost_job=True)
-
-
-def refine(exc: ProviderError, *, lost_job: bool = False) -> ProviderError:
+def refine(exc: base.ProviderError, *, lost_job: bool = False) -> base.ProviderError:
     response = exc.response
     if response is None:
         return exc
@@ -67,30 +55,30 @@ def refine(exc: ProviderError, *, lost_job: bool = False) -> ProviderError:
     }
     text = f"{response.request.method} {response.request.url.path} answered {status}: {message}"
     if status in (400, 403) and (flagged or MODERATION.search(message.lower())):
-        return reclassify(exc, ContentRejected, f"OpenRouter: {message}", **kw)
+        return http.reclassify(exc, base.ContentRejected, f"OpenRouter: {message}", **kw)
     if status in (401, 402, 403):  # our key, our credits: not the user's request
-        return reclassify(exc, AccountRefused, text, **kw)
+        return http.reclassify(exc, base.AccountRefused, text, **kw)
     if status in (404, 410) and lost_job:
         text = f"OpenRouter no longer knows this job ({text})"
-        return reclassify(exc, JobFailed, text, retryable=True, **kw)
+        return http.reclassify(exc, base.JobFailed, text, retryable=True, **kw)
     if status in (404, 405):
         text = f"the route's base URL or model is misconfigured: {text}"
-        return reclassify(exc, AccountRefused, text, **kw)
+        return http.reclassify(exc, base.AccountRefused, text, **kw)
     if status == 499:
-        return reclassify(exc, ProviderUnavailable, text, **kw)
-    return reclassify(exc, type(exc), text, **kw)
+        return http.reclassify(exc, base.ProviderUnavailable, text, **kw)
+    return http.reclassify(exc, type(exc), text, **kw)
 
 
-def job_error(video: Mapping[str, Any]) -> ProviderError:
+def job_error(video: Mapping[str, Any]) -> base.ProviderError:
     """A failed or expired job: the user's input (moderation, a bad image) or OpenRouter's."""
     status = str(video.get("status"))
     found = video.get("error")
     message = found if isinstance(found, str) and found else f"the video job {status}"
     lowered = message.lower()
     if status == "expired":
-        return JobFailed(f"OpenRouter: {message}", retryable=True, provider_code="expired")
+        return base.JobFailed(f"OpenRouter: {message}", retryable=True, provider_code="expired")
     if MODERATION.search(lowered):
-        return ContentRejected(f"OpenRouter: {message}", provider_code=status)
+        return base.ContentRejected(f"OpenRouter: {message}", provider_code=status)
     if any(w in lowered for w in _IMAGE_WORDS) and any(w in lowered for w in _BAD_INPUT_WORDS):
-        return InvalidInput(f"OpenRouter: {message}", provider_code=status)
-    return JobFailed(f"OpenRouter: {message}", retryable=True, provider_code=status)
+        return base.InvalidInput(f"OpenRouter: {message}", provider_code=status)
+    return base.JobFailed(f"OpenRouter: {message}", retryable=True, provider_code=status)

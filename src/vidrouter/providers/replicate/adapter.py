@@ -28,36 +28,15 @@ prefixed `i2v_` overrides its plain form when an image is given.
 
 from __future__ import annotations
 
-import hmac
 import logging
 import re
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
-
-from vidrouter.domain.catalog import load_catalog
 from vidrouter.domain.generation import JsonScalar
-from vidrouter.providers.base import (
-    AuthFailed,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    PublishedModel,
-    ResultRef,
-)
-from vidrouter.providers.http import delete_tolerating, json_object, new_client, reclassify, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.images import decode_data_uri
 from vidrouter.providers.replicate import errors
 
@@ -79,13 +58,13 @@ OUR_RATIOS = ("16:9", "9:16", "1:1")
 
 Options = Mapping[str, JsonScalar]
 
-_STATES: Mapping[str, JobState] = {
-    "starting": JobState.QUEUED,
-    "processing": JobState.RUNNING,
-    "succeeded": JobState.SUCCEEDED,
-    "failed": JobState.FAILED,
-    "canceled": JobState.CANCELED,
-    "aborted": JobState.FAILED,  # its deadline passed before it started; not billed
+_STATES: Mapping[str, base.JobState] = {
+    "starting": base.JobState.QUEUED,
+    "processing": base.JobState.RUNNING,
+    "succeeded": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+    "canceled": base.JobState.CANCELED,
+    "aborted": base.JobState.FAILED,  # its deadline passed before it started; not billed
 }
 # tqdm progress lines in `logs`, as the SDK's Prediction.Progress reads them.
 _PROGRESS = re.compile(r"^\s*(\d+)%\s*\|.+?\|\s*\d+/\d+", re.MULTILINE)
@@ -95,54 +74,53 @@ class ReplicateProvider:
     name: ClassVar[str] = NAME
     # Video models take about 1-6 minutes; Replicate stops a prediction after 30 minutes of
     # running (replicate.com/docs/topics/predictions/lifecycle), plus time queued.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=10),
-        interval=timedelta(seconds=5),
-        max_interval=timedelta(seconds=20),
-        max_wait=timedelta(minutes=40),
-    )
+    poll_policy = base.PollPolicy.seconds(10, 5, 20, give_up=40 * 60)
 
-    def __init__(self, base_url: str, api_token: str) -> None:
-        self._base_url = base_url
-        self._auth = {"Authorization": f"Bearer {api_token}"}
-        self._client = new_client(base_url, {**self._auth, "Accept": "application/json"})
+    def __init__(self, config: AdapterConfig) -> None:
+        self._base_url = config.base_url
+        self._auth = {"Authorization": f"Bearer {config.key(TOKEN_ENV)}"}
+        self._client = http.client_for(config, {**self._auth, "Accept": "application/json"})
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         model, inputs = route_input(request)
         if request.image_url is not None:
-            field = _field(request.options, "image_field", True, "image")
+            field = route_field(request.options, "image_field", True, "image")
             if field is None:
-                raise InvalidInput(f"Replicate model {model} takes no image on this route")
+                raise base.InvalidInput(f"Replicate model {model} takes no image on this route")
             inputs[field] = await self._image_value(request.image_url)
         path, body = _create_target(model)
         body["input"] = inputs
         if request.callback_url is not None:
             body["webhook"] = request.callback_url
             body["webhook_events_filter"] = ["completed"]
-        response = await send(
+        response = await http.send(
             self._client, "POST", path, json=body, refine=errors.refine_for_model(model)
         )
-        prediction = json_object(response)
+        prediction = http.json_object(response)
         prediction_id = prediction.get("id")
         if not isinstance(prediction_id, str) or not prediction_id:
-            raise MalformedResponse("Replicate answered the create without a prediction id")
-        return ProviderJob(prediction_id, {"model": model, "duration": round(request.duration)})
+            raise base.MalformedResponse("Replicate answered the create without a prediction id")
+        return base.ProviderJob(
+            prediction_id, {"model": model, "duration": round(request.duration)}
+        )
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         return _status(await self._get(job.id), job)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        url = job.data.get("video_url")
-        if not isinstance(url, str):
-            url = (_status(await self._get(job.id), job).data or {}).get("video_url")
-        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-            raise MalformedResponse(f"Replicate prediction {job.id} has no downloadable output")
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        url = http.stored_url(job)
+        if url is None:
+            url = http.stored_url(
+                base.ProviderJob(job.id, _status(await self._get(job.id), job).data or {})
+            )
         # Outputs live on replicate.delivery, public; the token goes only to the API's host.
-        same_host = urlsplit(url).netloc == urlsplit(self._base_url).netloc
-        return ResultRef(url=url, headers=self._auth if same_host else {})
+        same_host = urlsplit(url or "").netloc == urlsplit(self._base_url).netloc
+        return http.result_at(
+            url, f"Replicate prediction {job.id}", self._auth if same_host else {}
+        )
 
-    async def cancel(self, job: ProviderJob) -> None:
-        await delete_tolerating(
+    async def cancel(self, job: base.ProviderJob) -> None:
+        await http.delete_tolerating(
             self._client,
             "POST",
             CANCEL_PATH.format(id=job.id),
@@ -152,10 +130,10 @@ class ReplicateProvider:
 
     async def webhook_secret(self) -> str:
         """The account's webhook signing secret (`whsec_...`), for `verify_webhook`."""
-        response = await send(self._client, "GET", SECRET_PATH, refine=errors.refine)
-        key = json_object(response).get("key")
+        response = await http.send(self._client, "GET", SECRET_PATH, refine=errors.refine)
+        key = http.json_object(response).get("key")
         if not isinstance(key, str) or not key:
-            raise MalformedResponse("Replicate answered the webhook secret without a key")
+            raise base.MalformedResponse("Replicate answered the webhook secret without a key")
         return key
 
     async def aclose(self) -> None:
@@ -163,17 +141,17 @@ class ReplicateProvider:
 
     async def _get(self, prediction_id: str) -> dict[str, Any]:
         try:
-            response = await send(
+            response = await http.send(
                 self._client, "GET", PREDICTION_PATH.format(id=prediction_id), refine=errors.refine
             )
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             if exc.status_code != 404:
                 raise
             text = f"Replicate no longer has prediction {prediction_id}"
-            raise reclassify(
-                exc, JobFailed, text, retryable=True, provider_code="not_found"
+            raise http.reclassify(
+                exc, base.JobFailed, text, retryable=True, provider_code="not_found"
             ) from exc
-        return json_object(response)
+        return http.json_object(response)
 
     async def _image_value(self, url: str) -> str:
         """What Replicate takes as a file input: a URL it fetches, a data URI, or the URL of
@@ -181,29 +159,29 @@ class ReplicateProvider:
         if url.startswith(("https://", "http://")):
             return url
         if not url.startswith("data:"):
-            raise InvalidInput("image_url must be an http(s) URL or a data: URI")
+            raise base.InvalidInput("image_url must be an http(s) URL or a data: URI")
         data, mime = decode_data_uri(url)
         if len(data) <= DATA_URI_LIMIT:
             return url
         name = "first-frame.png" if mime == "image/png" else "first-frame.jpg"
-        response = await send(
+        response = await http.send(
             self._client,
             "POST",
             FILES_PATH,
             files={"content": (name, data, mime)},
             refine=errors.refine,
         )
-        urls = json_object(response).get("urls")
+        urls = http.json_object(response).get("urls")
         get = urls.get("get") if isinstance(urls, dict) else None
         if not isinstance(get, str) or not get:
-            raise MalformedResponse("Replicate answered the file upload without urls.get")
+            raise base.MalformedResponse("Replicate answered the file upload without urls.get")
         return get
 
 
 # --- the request ----------------------------------------------------------------------------
 
 
-def route_input(request: ProviderRequest) -> tuple[str, dict[str, Any]]:
+def route_input(request: base.ProviderRequest) -> tuple[str, dict[str, Any]]:
     """The Replicate model and its input for a request, from the route's field table (the
     image, which may need an upload, is added by the adapter)."""
     options, image = request.options, request.image_url is not None
@@ -212,19 +190,21 @@ def route_input(request: ProviderRequest) -> tuple[str, dict[str, Any]]:
     if image and isinstance(i2v_model, str) and i2v_model:
         model = i2v_model
     inputs: dict[str, Any] = {}
-    prompt_field = _field(options, "prompt_field", image, "prompt")
+    prompt_field = route_field(options, "prompt_field", image, "prompt")
     if prompt_field:
         inputs[prompt_field] = request.prompt
-    duration_field = _field(options, "duration_field", image, "duration")
+    duration_field = route_field(options, "duration_field", image, "duration")
     if duration_field:
         inputs[duration_field] = _duration(
             request.duration, _setting(options, "duration_format", image)
         )
-    ratio_field = _field(options, "aspect_ratio_field", image, "aspect_ratio")
+    ratio_field = route_field(options, "aspect_ratio_field", image, "aspect_ratio")
     if ratio_field:
-        mapping = _pairs(_setting(options, "aspect_ratio_map", image))
+        mapping = pairs(_setting(options, "aspect_ratio_map", image))
         if mapping and request.aspect_ratio not in mapping:
-            raise InvalidInput(f"aspect ratio {request.aspect_ratio} is not offered by {model}")
+            raise base.InvalidInput(
+                f"aspect ratio {request.aspect_ratio} is not offered by {model}"
+            )
         inputs[ratio_field] = mapping.get(request.aspect_ratio, request.aspect_ratio)
     for prefix in ("input.", "i2v_input." if image else "t2v_input."):
         for key, value in options.items():
@@ -239,7 +219,7 @@ def _setting(options: Options, key: str, image: bool) -> JsonScalar:
     return options.get(key)
 
 
-def _field(options: Options, key: str, image: bool, default: str) -> str | None:
+def route_field(options: Options, key: str, image: bool, default: str) -> str | None:
     value = _setting(options, key, image)
     return default if value is None else (str(value) or None)
 
@@ -253,7 +233,7 @@ def _duration(seconds: float, fmt: JsonScalar) -> int | str:
     return whole
 
 
-def _pairs(text: JsonScalar) -> dict[str, str]:
+def pairs(text: JsonScalar) -> dict[str, str]:
     if not isinstance(text, str):
         return {}
     pairs = (item.partition("=") for item in text.split(",") if "=" in item)
@@ -264,7 +244,9 @@ def _create_target(model: str) -> tuple[str, dict[str, Any]]:
     name, _, version = model.partition(":")
     owner, _, short = name.partition("/")
     if not owner or not short or "/" in short:
-        raise AuthFailed(f"the route's Replicate model {model!r} is not owner/name[:version]")
+        raise base.AccountRefused(
+            f"the route's Replicate model {model!r} is not owner/name[:version]"
+        )
     if version:
         return VERSION_CREATE, {"version": version}
     return OFFICIAL_CREATE.format(model=name), {}
@@ -273,39 +255,41 @@ def _create_target(model: str) -> tuple[str, dict[str, Any]]:
 # --- the answers ----------------------------------------------------------------------------
 
 
-def _status(prediction: dict[str, Any], job: ProviderJob) -> ProviderStatus:
+def _status(prediction: dict[str, Any], job: base.ProviderJob) -> base.ProviderStatus:
     status = prediction.get("status")
     state = _STATES.get(status) if isinstance(status, str) else None
     if state is None:
         log.warning("replicate_unknown_status", extra={"job_id": job.id, "status": str(status)})
-        return ProviderStatus(JobState.RUNNING)
+        return base.ProviderStatus(base.JobState.RUNNING)
     if status == "aborted":
-        error = JobFailed(
+        error = base.JobFailed(
             f"Replicate aborted prediction {job.id}: it did not start before its deadline",
             retryable=True,
             provider_code="aborted",
         )
-        return ProviderStatus(JobState.FAILED, error=error)
-    if state is JobState.FAILED:
-        return ProviderStatus(state, error=errors.failure(prediction.get("error"), job.id))
-    if state is JobState.SUCCEEDED:
+        return base.ProviderStatus(base.JobState.FAILED, error=error)
+    if state is base.JobState.FAILED:
+        return base.ProviderStatus(state, error=errors.failure(prediction.get("error"), job.id))
+    if state is base.JobState.SUCCEEDED:
         url = _output_url(prediction.get("output"))
         if url is None and prediction.get("data_removed") is True:
-            error = JobFailed(
+            error = base.JobFailed(
                 f"Replicate deleted the output of prediction {job.id} (kept one hour)",
                 retryable=True,
                 provider_code="data_removed",
             )
-            return ProviderStatus(JobState.FAILED, error=error)
+            return base.ProviderStatus(base.JobState.FAILED, error=error)
         if url is None:
-            raise MalformedResponse(f"Replicate prediction {job.id} succeeded without an output")
+            raise base.MalformedResponse(
+                f"Replicate prediction {job.id} succeeded without an output"
+            )
         duration = job.data.get("duration")
         billed = float(duration) if isinstance(duration, int | float) else None
         data = {**job.data, "video_url": url}
-        return ProviderStatus(state, progress=100, billed_seconds=billed, data=data)
-    if state is JobState.RUNNING:
-        return ProviderStatus(state, progress=_progress(prediction.get("logs")))
-    return ProviderStatus(state)
+        return base.ProviderStatus(state, progress=100, billed_seconds=billed, data=data)
+    if state is base.JobState.RUNNING:
+        return base.ProviderStatus(state, progress=_progress(prediction.get("logs")))
+    return base.ProviderStatus(state)
 
 
 def _output_url(output: object) -> str | None:
@@ -321,136 +305,4 @@ def _progress(logs: object) -> int | None:
     return max(0, min(99, int(found[-1]))) if found else None
 
 
-# --- the host's catalog (for `vidrouter catalog check`) --------------------------------------
-
-
-async def published(ctx: ProviderContext, wanted: Sequence[str]) -> list[PublishedModel]:
-    """What Replicate publishes about the models our routes name: durations and aspect ratios
-    from each model's input schema. Replicate's API publishes no prices (price: None)."""
-    token = ctx.settings.env(TOKEN_ENV)
-    if token is None:
-        raise AuthFailed(f"{TOKEN_ENV} is not set")
-    options = _route_options(ctx.settings.catalog)
-    base_url = ctx.settings.provider_base_url(NAME, DEFAULT_BASE_URL)
-    client = new_client(base_url, {"Authorization": f"Bearer {token}"})
-    found = []
-    try:
-        for model in wanted:
-            path = MODEL_PATH.format(model=model.partition(":")[0])
-            try:
-                response = await send(client, "GET", path, refine=errors.refine)
-            except ProviderError as exc:
-                if exc.status_code == 404:
-                    continue  # Replicate no longer publishes it
-                raise
-            found.append(describe(model, json_object(response), options.get(model, {})))
-    finally:
-        await client.aclose()
-    return found
-
-
-def describe(model: str, body: Mapping[str, Any], options: Options) -> PublishedModel:
-    """A model as its `latest_version.openapi_schema` describes it, read with the route's
-    field names (Cog writes enums as `allOf` references to named schemas)."""
-    version = body.get("latest_version")
-    schema = version.get("openapi_schema") if isinstance(version, dict) else None
-    components = _dict(_dict(schema).get("components")).get("schemas")
-    schemas = _dict(components)
-    properties = _dict(_dict(schemas.get("Input")).get("properties"))
-    durations: tuple[float, ...] | None = None
-    duration_field = _field(options, "duration_field", False, "duration")
-    if duration_field:
-        durations = _durations(_resolve(properties.get(duration_field), schemas))
-    ratios: tuple[str, ...] | None = None
-    ratio_field = _field(options, "aspect_ratio_field", False, "aspect_ratio")
-    if ratio_field:
-        mapping = _pairs(options.get("aspect_ratio_map"))
-        values = _resolve(properties.get(ratio_field), schemas).get("enum")
-        if isinstance(values, list):
-            inverse = {value: ratio for ratio, value in mapping.items()}
-            ours = {inverse.get(str(v), str(v)) if mapping else str(v) for v in values}
-            ratios = tuple(r for r in OUR_RATIOS if r in ours)
-    return PublishedModel(
-        provider_model=model,
-        durations=durations,
-        max_duration=max(durations) if durations else None,
-        aspect_ratios=ratios,
-    )
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _resolve(prop: object, schemas: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(_dict(prop))
-    for ref in [*merged.get("allOf", []), *merged.get("anyOf", [])]:
-        target = _dict(schemas.get(str(_dict(ref).get("$ref", "")).rsplit("/", 1)[-1]))
-        merged = {**target, **merged}
-    return merged
-
-
-def _durations(spec: Mapping[str, Any]) -> tuple[float, ...] | None:
-    values = spec.get("enum")
-    if isinstance(values, list):
-        seconds = [float(str(v).rstrip("s")) for v in values if str(v).rstrip("s").isdigit()]
-        return tuple(sorted(seconds)) or None
-    low, high = spec.get("minimum"), spec.get("maximum")
-    if spec.get("type") == "integer" and isinstance(low, int) and isinstance(high, int):
-        return tuple(float(s) for s in range(low, high + 1))
-    return None
-
-
-def _route_options(catalog: Path | None) -> dict[str, Options]:
-    options: dict[str, Options] = {}
-    for spec in load_catalog(catalog).models:
-        for route in spec.routes:
-            if route.provider == NAME:
-                options.setdefault(route.provider_model, route.options)
-    return options
-
-
-# --- webhooks -------------------------------------------------------------------------------
-
-
-def verify_webhook(
-    secret: str,
-    headers: Mapping[str, str],
-    body: bytes | str,
-    *,
-    now: datetime | None = None,
-    tolerance: timedelta = timedelta(minutes=5),
-) -> bool:
-    """Whether a webhook is Replicate's: Standard Webhooks `webhook-id`, `webhook-timestamp`
-    and `webhook-signature` (space-separated `v1,<base64>`) over "id.timestamp.body", HMAC-SHA256
-    with the account's `whsec_` secret (GET /v1/webhooks/default/secret); the clock is ours."""
-    lowered = {key.lower(): value for key, value in headers.items()}
-    message_id = lowered.get("webhook-id")
-    stamp = lowered.get("webhook-timestamp", "")
-    signatures = lowered.get("webhook-signature")
-    if not message_id or not signatures or not stamp.isdigit():
-        return False
-    sent = datetime.fromtimestamp(int(stamp), UTC)
-    if abs((now or datetime.now(UTC)) - sent) > tolerance:
-        return False
-    try:
-        text = body if isinstance(body, str) else body.decode("utf-8")
-        expected = str(Webhook(secret).sign(message_id, sent, text)).partition(",")[2]
-    except (ValueError, TypeError, EmptyWebhookSecretError):  # undecodable body or secret
-        return False
-    return any(
-        version == "v1" and hmac.compare_digest(signature.encode(), expected.encode())
-        for version, _, signature in (item.partition(",") for item in signatures.split())
-    )
-
-
-def _build(ctx: ProviderContext) -> ReplicateProvider:
-    token = ctx.settings.env(TOKEN_ENV)
-    if token is None:
-        raise AuthFailed(f"{TOKEN_ENV} is not set")
-    return ReplicateProvider(ctx.settings.provider_base_url(NAME, DEFAULT_BASE_URL), token)
-
-
-FACTORY = ProviderFactory(NAME, (TOKEN_ENV,), _build, published=published)
-
-__all__ = ["FACTORY", "ReplicateProvider", "describe", "route_input", "verify_webhook"]
+__all__ = ["ReplicateProvider", "route_input"]

@@ -13,21 +13,14 @@ from typing import Any
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 NO_CREDITS = ("enough credits", "insufficient credits", "out of credits")
 
 
 def parse(response: httpx.Response) -> tuple[str, list[str]]:
     """The `error` text and the validation `issues` ("path: message") of an error answer."""
-    body = error_json(response)
+    body = http.error_json(response)
     if not isinstance(body, dict):
         return (str(body)[:300] if body is not None else response.text[:300]), []
     issues = body.get("issues")
@@ -41,33 +34,33 @@ def parse(response: httpx.Response) -> tuple[str, list[str]]:
     return (str(error) if error else "bad request"), messages
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """Runway answers 400 both for bad input and for an empty credit balance."""
     if exc.response is None or exc.status_code != 400:
         return exc
     error, issues = parse(exc.response)
     if any(words in error.lower() for words in NO_CREDITS):
         text = f"Runway: {error} (the account needs credits)"
-        return reclassify(exc, AccountRefused, text, provider_code="insufficient_credits")
+        return http.reclassify(exc, base.AccountRefused, text, provider_code="insufficient_credits")
     detail = "; ".join(issues)
     text = f"Runway rejected the request: {error}" + (f": {detail}" if detail else "")
-    return reclassify(exc, InvalidInput, text, provider_code="bad_request")
+    return http.reclassify(exc, base.InvalidInput, text, provider_code="bad_request")
 
 
-def task_failure(task: Mapping[str, Any]) -> ProviderError:
+def task_failure(task: Mapping[str, Any]) -> base.ProviderError:
     """A FAILED task's `failureCode` as our error."""
     raw_code = task.get("failureCode")
     code = raw_code if isinstance(raw_code, str) and raw_code else None
     reason = task.get("failure")
     message = f"Runway: {reason if isinstance(reason, str) and reason else 'the task failed'}"
     if code is None:
-        return JobFailed(message, retryable=True)
+        return base.JobFailed(message, retryable=True)
     message += f" ({code})"
     if code.startswith("SAFETY.") or code.startswith("INPUT_PREPROCESSING.SAFETY"):
-        return ContentRejected(message, provider_code=code)
+        return base.ContentRejected(message, provider_code=code)
     if code.startswith("ASSET."):
-        return InvalidInput(message, provider_code=code)
+        return base.InvalidInput(message, provider_code=code)
     if code.startswith("INTERNAL.BAD_OUTPUT"):  # the same input tends to fail the same way
-        return JobFailed(message, retryable=False, provider_code=code)
+        return base.JobFailed(message, retryable=False, provider_code=code)
     retryable = code.startswith(("INTERNAL", "INPUT_PREPROCESSING.", "THIRD_PARTY."))
-    return JobFailed(message, retryable=retryable, provider_code=code)
+    return base.JobFailed(message, retryable=retryable, provider_code=code)

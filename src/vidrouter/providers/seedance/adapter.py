@@ -17,30 +17,18 @@ accepts URLs or data URIs), so Ark never has to reach an address a user chose.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers.base import (
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ProviderTimeout,
-    ResultRef,
-)
-from vidrouter.providers.http import delete_tolerating, json_object, new_client, reclassify, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
 from vidrouter.providers.seedance import errors
 
 log = logging.getLogger(__name__)
 
+CREDENTIAL = "ARK_API_KEY"
 DEFAULT_BASE_URL = "https://ark.ap-southeast.bytepluses.com"
 TASKS_PATH = "/api/v3/contents/generations/tasks"
 TASK_PATH = TASKS_PATH + "/{id}"
@@ -53,11 +41,11 @@ EXPIRES_AFTER_SECONDS = 3600
 BODY_OPTIONS = ("resolution", "generate_audio", "camera_fixed", "seed", "service_tier", "watermark")
 
 _STATES = {
-    "queued": JobState.QUEUED,
-    "running": JobState.RUNNING,
-    "succeeded": JobState.SUCCEEDED,
-    "failed": JobState.FAILED,
-    "cancelled": JobState.CANCELED,
+    "queued": base.JobState.QUEUED,
+    "running": base.JobState.RUNNING,
+    "succeeded": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+    "cancelled": base.JobState.CANCELED,
 }
 
 
@@ -66,24 +54,16 @@ class SeedanceProvider:
     # A 5 s clip takes roughly 30-90 s (Pro Fast and Mini faster, 2.0 at 1080p slower), more
     # while the account's queue is long. Ark itself expires the task after an hour (see
     # EXPIRES_AFTER_SECONDS); our deadline is the backstop five minutes later.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=10),
-        interval=timedelta(seconds=5),
-        max_interval=timedelta(seconds=20),
-        max_wait=timedelta(seconds=EXPIRES_AFTER_SECONDS + 300),
-    )
+    poll_policy = base.PollPolicy.seconds(10, 5, 20, give_up=EXPIRES_AFTER_SECONDS + 300)
 
-    def __init__(self, base_url: str, api_key: str, *, allow_private_images: bool) -> None:
-        self._client = new_client(
-            base_url,
-            {"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
-        )
-        self._allow_private = allow_private_images
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
+        self._allow_private = config.allow_private_images
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = await self._create_body(request)
         client_request_id = _client_request_id(request.generation_id)
-        response = await send(
+        response = await http.send(
             self._client,
             "POST",
             TASKS_PATH,
@@ -92,50 +72,46 @@ class SeedanceProvider:
             request_id_header=SERVER_REQUEST_ID_HEADER,
             refine=errors.refine,
         )
-        task = json_object(response)
+        task = http.json_object(response)
         task_id = task.get("id")
         if not isinstance(task_id, str) or not task_id:
-            raise MalformedResponse("Ark answered the create without a task id")
-        return ProviderJob(
+            raise base.MalformedResponse("Ark answered the create without a task id")
+        return base.ProviderJob(
             id=task_id,
             data={"model": request.model, "duration": body["duration"]},
             request_id=response.headers.get(SERVER_REQUEST_ID_HEADER) or client_request_id,
         )
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         task = await self._get(job)
         status = task.get("status")
         if status == "expired":
-            return ProviderStatus(
-                JobState.FAILED,
-                error=ProviderTimeout(
+            return base.ProviderStatus(
+                base.JobState.FAILED,
+                error=base.ProviderTimeout(
                     f"Ark task {job.id} expired before it finished", provider_code="expired"
                 ),
             )
         state = _STATES.get(status) if isinstance(status, str) else None
         if state is None:
             log.warning("seedance_unknown_status", extra={"job_id": job.id, "status": str(status)})
-            return ProviderStatus(JobState.RUNNING)
-        if state is JobState.FAILED:
-            return ProviderStatus(
-                JobState.FAILED, error=errors.task_failure(task.get("error"), job.id)
+            return base.ProviderStatus(base.JobState.RUNNING)
+        if state is base.JobState.FAILED:
+            return base.ProviderStatus(
+                base.JobState.FAILED, error=errors.task_failure(task.get("error"), job.id)
             )
-        if state is JobState.SUCCEEDED:
+        if state is base.JobState.SUCCEEDED:
             return _succeeded(task, job)
-        return ProviderStatus(state)
+        return base.ProviderStatus(state)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        video = job.data.get("video_url")
-        if not isinstance(video, str):
-            video = _video_url(await self._get(job))
-        if video is None or not video.startswith(("https://", "http://")):
-            raise MalformedResponse(f"Ark task {job.id} has no downloadable video")
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        video = http.stored_url(job) or _video_url(await self._get(job))
         # content.video_url is a presigned object-storage URL: no credentials needed.
-        return ResultRef(url=video)
+        return http.result_at(video, f"Ark task {job.id}")
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         """Ark cancels only queued tasks; a running one finishes (and is billed) anyway."""
-        await delete_tolerating(
+        await http.delete_tolerating(
             self._client,
             "DELETE",
             TASK_PATH.format(id=job.id),
@@ -147,7 +123,7 @@ class SeedanceProvider:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    async def _create_body(self, request: ProviderRequest) -> dict[str, Any]:
+    async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
         if request.image_url is not None:
             data, mime = await load_image(request.image_url, allow_private=self._allow_private)
@@ -173,24 +149,24 @@ class SeedanceProvider:
             body["callback_url"] = request.callback_url
         return body
 
-    async def _get(self, job: ProviderJob) -> dict[str, Any]:
+    async def _get(self, job: base.ProviderJob) -> dict[str, Any]:
         try:
-            response = await send(
+            response = await http.send(
                 self._client,
                 "GET",
                 TASK_PATH.format(id=job.id),
                 request_id_header=SERVER_REQUEST_ID_HEADER,
                 refine=errors.refine,
             )
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             if exc.status_code != 404:
                 raise
             # Cancelled tasks are deleted after 24 h; nothing else will bring it back.
             _, message = errors.parse(exc.response)
-            raise reclassify(
-                exc, JobFailed, f"Ark no longer knows task {job.id}: {message}"
+            raise http.reclassify(
+                exc, base.JobFailed, f"Ark no longer knows task {job.id}: {message}"
             ) from exc
-        return json_object(response)
+        return http.json_object(response)
 
 
 def _seconds(duration: float) -> int:
@@ -204,10 +180,10 @@ def _client_request_id(generation_id: str) -> str:
     return stamp + "".join(c for c in generation_id.removeprefix("gen_") if c.isalnum())
 
 
-def _succeeded(task: dict[str, Any], job: ProviderJob) -> ProviderStatus:
+def _succeeded(task: dict[str, Any], job: base.ProviderJob) -> base.ProviderStatus:
     video = _video_url(task)
     if video is None:
-        raise MalformedResponse(f"Ark task {job.id} succeeded without a video_url")
+        raise base.MalformedResponse(f"Ark task {job.id} succeeded without a video_url")
     data: JobData = {**job.data, "video_url": video}
     usage = task.get("usage")
     tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
@@ -217,7 +193,9 @@ def _succeeded(task: dict[str, Any], job: ProviderJob) -> ProviderStatus:
     if not isinstance(made, int | float) or isinstance(made, bool) or made <= 0:
         made = job.data.get("duration")
     billed = float(made) if isinstance(made, int | float) else None
-    return ProviderStatus(JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data)
+    return base.ProviderStatus(
+        base.JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data
+    )
 
 
 def _video_url(task: dict[str, Any]) -> str | None:
@@ -226,13 +204,4 @@ def _video_url(task: dict[str, Any]) -> str | None:
     return video if isinstance(video, str) and video else None
 
 
-def _build(ctx: ProviderContext) -> SeedanceProvider:
-    return SeedanceProvider(
-        ctx.settings.provider_base_url("seedance", DEFAULT_BASE_URL),
-        ctx.settings.env("ARK_API_KEY") or "",
-        # The operator's statement that private addresses are reachable on purpose here.
-        allow_private_images=ctx.settings.allow_private_webhook_urls,
-    )
-
-
-FACTORY = ProviderFactory("seedance", ("ARK_API_KEY",), _build)
+FACTORY = ProviderFactory("seedance", (CREDENTIAL,), SeedanceProvider, DEFAULT_BASE_URL)

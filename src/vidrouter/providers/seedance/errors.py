@@ -13,16 +13,7 @@ from typing import Any
 
 import httpx
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-    ProviderUnavailable,
-    RateLimited,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 # The operator's account: key, activation, arrears, quotas and spending limits.
 ACCOUNT = (
@@ -46,7 +37,7 @@ _REQUEST_ID = re.compile(r"request id:\s*([0-9A-Za-z_-]+)", re.IGNORECASE)
 
 def parse(response: httpx.Response | None) -> tuple[str | None, str]:
     """(error.code, error.message) of an Ark error answer."""
-    body = error_json(response)
+    body = http.error_json(response)
     error = body.get("error", body) if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return None, (response.text[:300] if response is not None else "")
@@ -59,7 +50,7 @@ def quoted_request_id(message: str) -> str | None:
     return found.group(1) if found else None
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """The class Ark's `error.code` stands for; the status code's guess when it says nothing."""
     if exc.response is None:
         return exc
@@ -68,21 +59,23 @@ def refine(exc: ProviderError) -> ProviderError:
     exc.request_id = exc.request_id or quoted_request_id(message)
     text = f"Ark answered {exc.status_code} {code or ''}: {message}".replace("  ", " ")
     if code and any(marker in code for marker in MODERATION):
-        return reclassify(exc, ContentRejected, text)
+        return http.reclassify(exc, base.ContentRejected, text)
     if code and code.startswith(ACCOUNT):
-        return reclassify(exc, AccountRefused, text)
+        return http.reclassify(exc, base.AccountRefused, text)
     if code and code.startswith("InvalidEndpoint.ClosedEndpoint"):
-        return reclassify(exc, ProviderUnavailable, text)  # "closed or temporarily unavailable"
+        return http.reclassify(
+            exc, base.ProviderUnavailable, text
+        )  # "closed or temporarily unavailable"
     if code and code.startswith(RATE):
-        return reclassify(exc, RateLimited, text)
+        return http.reclassify(exc, base.RateLimited, text)
     if code and code.startswith(BAD_INPUT):
-        return reclassify(exc, InvalidInput, text)
+        return http.reclassify(exc, base.InvalidInput, text)
     if exc.status_code in (402, 404):  # billing, or a model not activated for this key
-        return reclassify(exc, AccountRefused, text)
+        return http.reclassify(exc, base.AccountRefused, text)
     return exc
 
 
-def task_failure(error: object, job_id: str) -> ProviderError:
+def task_failure(error: object, job_id: str) -> base.ProviderError:
     """Why a task ended `failed`: its `error: {code, message}`."""
     code = message = None
     if isinstance(error, dict):
@@ -91,9 +84,9 @@ def task_failure(error: object, job_id: str) -> ProviderError:
     text = f"Ark task {job_id} failed: {code or 'no code'}: {message or 'no message'}"
     kw: dict[str, Any] = {"provider_code": code, "request_id": quoted_request_id(message or "")}
     if code and any(marker in code for marker in MODERATION):
-        return ContentRejected(text, **kw)
+        return base.ContentRejected(text, **kw)
     if code and code.startswith(BAD_INPUT):
-        return InvalidInput(text, **kw)
+        return base.InvalidInput(text, **kw)
     if code and code.startswith(ACCOUNT):
-        return AccountRefused(text, **kw)
-    return JobFailed(text, retryable=bool(code) and str(code).startswith(TRANSIENT), **kw)
+        return base.AccountRefused(text, **kw)
+    return base.JobFailed(text, retryable=bool(code) and str(code).startswith(TRANSIENT), **kw)

@@ -20,30 +20,20 @@ idempotency key, no progress figure and no cancel for video operations.
 from __future__ import annotations
 
 import base64
+import functools
 from collections.abc import Mapping
-from datetime import timedelta
 from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers.base import (
-    InvalidInput,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ResultRef,
-)
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import load_image
 from vidrouter.providers.veo import errors
 
+CREDENTIAL = "GEMINI_API_KEY"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
 GOOGLE_HOST = "generativelanguage.googleapis.com"
@@ -60,24 +50,19 @@ _ROUTE_PARAMETERS = {
 class VeoProvider:
     name: ClassVar[str] = "veo"
     # Google's video guide gave 11 s at least and 6 minutes at peak for one video.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=10),
-        interval=timedelta(seconds=10),
-        max_interval=timedelta(seconds=30),
-        max_wait=timedelta(minutes=12),
-    )
+    poll_policy = base.PollPolicy.seconds(10, 10, 30, give_up=12 * 60)
 
-    def __init__(self, api_key: str, base_url: str, *, allow_private_images: bool) -> None:
-        self._key = api_key
-        self._base = base_url.rstrip("/")
-        self._allow_private = allow_private_images
-        self._client = new_client(self._base, {"x-goog-api-key": api_key})
+    def __init__(self, config: AdapterConfig) -> None:
+        self._key = config.key(CREDENTIAL)
+        self._base = config.base_url.rstrip("/")
+        self._allow_private = config.allow_private_images
+        self._client = http.client_for(config, {"x-goog-api-key": self._key})
 
     # --- submit ------------------------------------------------------------------------------
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         if request.aspect_ratio not in ASPECT_RATIOS:
-            raise InvalidInput(f"Veo takes aspect ratios {', '.join(ASPECT_RATIOS)} only")
+            raise base.InvalidInput(f"Veo takes aspect ratios {', '.join(ASPECT_RATIOS)} only")
         instance: dict[str, Any] = {"prompt": request.prompt}
         if request.image_url is not None:
             data, mime = await load_image(request.image_url, allow_private=self._allow_private)
@@ -96,43 +81,43 @@ class VeoProvider:
         body = {"instances": [instance], "parameters": parameters}
         path = f"/{API_VERSION}/models/{request.model}:predictLongRunning"
         response = await self._send("POST", path, json=body, submitting=True)
-        name = json_object(response).get("name")
+        name = http.json_object(response).get("name")
         if not isinstance(name, str) or "/operations/" not in name:
-            raise MalformedResponse("predictLongRunning answered without an operation name")
-        return ProviderJob(id=name, data={"model": request.model})
+            raise base.MalformedResponse("predictLongRunning answered without an operation name")
+        return base.ProviderJob(id=name, data={"model": request.model})
 
     # --- poll --------------------------------------------------------------------------------
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         response = await self._send("GET", f"/{API_VERSION}/{job.id}", submitting=False)
-        operation = json_object(response)
+        operation = http.json_object(response)
         if operation.get("done") is not True:  # proto3 JSON leaves `done: false` out
-            return ProviderStatus(JobState.RUNNING)
+            return base.ProviderStatus(base.JobState.RUNNING)
         error = operation.get("error")
         if isinstance(error, dict):
-            return ProviderStatus(JobState.FAILED, error=errors.operation_error(error))
+            return base.ProviderStatus(base.JobState.FAILED, error=errors.operation_error(error))
         result = _dig(operation, "response", "generateVideoResponse")
         if not isinstance(result, dict):
-            raise MalformedResponse(f"operation {job.id} is done without a response")
+            raise base.MalformedResponse(f"operation {job.id} is done without a response")
         uri = _first_video_uri(result)
         if uri is not None:
             data: JobData = {**job.data, "video_uri": uri}
-            return ProviderStatus(JobState.SUCCEEDED, progress=100, data=data)
-        return ProviderStatus(JobState.FAILED, error=errors.empty_result_error(result))
+            return base.ProviderStatus(base.JobState.SUCCEEDED, progress=100, data=data)
+        return base.ProviderStatus(base.JobState.FAILED, error=errors.empty_result_error(result))
 
     # --- result and cancel -------------------------------------------------------------------
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
         uri = job.data.get("video_uri")
         if not isinstance(uri, str) or not uri:
-            raise MalformedResponse(f"operation {job.id} has no video uri")
+            raise base.MalformedResponse(f"operation {job.id} has no video uri")
         url = urljoin(self._base + "/", uri)
         # The uri is served to holders of the key; it goes only to Google or our configured host.
         host = urlsplit(url).netloc
         trusted = host in (urlsplit(self._base).netloc, GOOGLE_HOST)
-        return ResultRef(url=url, headers={"x-goog-api-key": self._key} if trusted else {})
+        return base.ResultRef(url=url, headers={"x-goog-api-key": self._key} if trusted else {})
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         """The Gemini API offers no cancel for video operations: the job runs to its end."""
 
     async def aclose(self) -> None:
@@ -143,8 +128,8 @@ class VeoProvider:
     async def _send(
         self, method: str, path: str, *, submitting: bool, **kwargs: Any
     ) -> httpx.Response:
-        refine = errors.refine_submit if submitting else errors.refine
-        return await send(self._client, method, path, refine=refine, **kwargs)
+        refine = functools.partial(errors.refine, submitting=submitting)
+        return await http.send(self._client, method, path, refine=refine, **kwargs)
 
 
 def _first_video_uri(result: Mapping[str, Any]) -> str | None:
@@ -166,14 +151,6 @@ def _dig(value: Any, *keys: str) -> Any:
     return value
 
 
-def _build(ctx: ProviderContext) -> VeoProvider:
-    settings = ctx.settings
-    return VeoProvider(
-        settings.env("GEMINI_API_KEY") or "",
-        settings.provider_base_url("gemini", DEFAULT_BASE_URL),
-        # The one setting that lets user-supplied URLs reach private addresses (dev and tests).
-        allow_private_images=settings.allow_private_webhook_urls,
-    )
-
-
-FACTORY = ProviderFactory("veo", ("GEMINI_API_KEY",), _build)
+FACTORY = ProviderFactory(
+    "veo", (CREDENTIAL,), VeoProvider, DEFAULT_BASE_URL, base_url_name="gemini"
+)

@@ -12,16 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-    ProviderUnavailable,
-    RateLimited,
-)
-from vidrouter.providers.http import error_json, reclassify, retry_after
+from vidrouter.providers import base, http
 
 # google.rpc.Code numbers, for operation errors that carry only the number.
 _GRPC_STATUS = {
@@ -47,13 +38,9 @@ SAFETY = re.compile(
 )
 
 
-def refine_submit(exc: ProviderError) -> ProviderError:
-    return refine(exc, submitting=True)
-
-
-def refine(exc: ProviderError, *, submitting: bool = False) -> ProviderError:
+def refine(exc: base.ProviderError, *, submitting: bool = False) -> base.ProviderError:
     """The error a Google error body stands for, beyond what its HTTP status says."""
-    body = error_json(exc.response)
+    body = http.error_json(exc.response)
     if isinstance(body, list) and len(body) == 1:  # some Google front ends wrap it in a list
         body = body[0]
     error = body.get("error") if isinstance(body, dict) else None
@@ -64,28 +51,28 @@ def refine(exc: ProviderError, *, submitting: bool = False) -> ProviderError:
     text = f"Gemini API {exc.status_code} {status}: {error.get('message', '')}".strip()
     kw: dict[str, Any] = {"provider_code": reason or status or None}
     if reason == "API_KEY_INVALID" or status in ACCOUNT:
-        return reclassify(exc, AccountRefused, text, **kw)
+        return http.reclassify(exc, base.AccountRefused, text, **kw)
     if exc.status_code == 404:  # at submit the model is not served here: the route's fault
         if submitting:
-            return reclassify(exc, ProviderUnavailable, text, **kw)
-        return reclassify(exc, JobFailed, text, **kw)
+            return http.reclassify(exc, base.ProviderUnavailable, text, **kw)
+        return http.reclassify(exc, base.JobFailed, text, **kw)
     if exc.status_code == 429:
         if _daily_quota(error):
-            return reclassify(exc, AccountRefused, text, **kw)
-        delay = retry_after(exc.response.headers)
-        return reclassify(
+            return http.reclassify(exc, base.AccountRefused, text, **kw)
+        delay = http.retry_after(exc.response.headers)
+        return http.reclassify(
             exc,
-            RateLimited,
+            base.RateLimited,
             text,
             retry_after=_retry_delay(error) if delay is None else delay,
             **kw,
         )
-    if isinstance(exc, InvalidInput) and SAFETY.search(text):
-        return reclassify(exc, ContentRejected, text, **kw)
-    return reclassify(exc, type(exc), text, **kw)
+    if isinstance(exc, base.InvalidInput) and SAFETY.search(text):
+        return http.reclassify(exc, base.ContentRejected, text, **kw)
+    return http.reclassify(exc, type(exc), text, **kw)
 
 
-def operation_error(error: Mapping[str, Any]) -> ProviderError:
+def operation_error(error: Mapping[str, Any]) -> base.ProviderError:
     """A failed operation's google.rpc.Status as our error."""
     code = error.get("code")
     status = error.get("status")
@@ -93,21 +80,21 @@ def operation_error(error: Mapping[str, Any]) -> ProviderError:
         status = _GRPC_STATUS.get(code, "UNKNOWN") if isinstance(code, int) else "UNKNOWN"
     message = f"Veo operation failed ({status}): {error.get('message', '')}"
     if SAFETY.search(str(error.get("message", ""))):
-        return ContentRejected(message, provider_code=status)
+        return base.ContentRejected(message, provider_code=status)
     if status in USER:
-        return InvalidInput(message, provider_code=status)
-    return JobFailed(message, retryable=status in TRANSIENT, provider_code=status)
+        return base.InvalidInput(message, provider_code=status)
+    return base.JobFailed(message, retryable=status in TRANSIENT, provider_code=status)
 
 
-def empty_result_error(result: Mapping[str, Any]) -> ProviderError:
+def empty_result_error(result: Mapping[str, Any]) -> base.ProviderError:
     """A finished operation without a video: Google's safety filters, or nothing at all."""
     reasons = result.get("raiMediaFilteredReasons")
     reasons = [str(r) for r in reasons] if isinstance(reasons, list) else []
     count = result.get("raiMediaFilteredCount")
     if reasons or (isinstance(count, int) and count > 0):
         text = " ".join(reasons) or "the video was filtered by Google's safety filters"
-        return ContentRejected(text, provider_code="RAI_MEDIA_FILTERED")
-    return JobFailed("Veo finished without a video", provider_code="NO_GENERATED_SAMPLES")
+        return base.ContentRejected(text, provider_code="RAI_MEDIA_FILTERED")
+    return base.JobFailed("Veo finished without a video", provider_code="NO_GENERATED_SAMPLES")
 
 
 def _details(error: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:

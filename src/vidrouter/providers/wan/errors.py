@@ -11,15 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vidrouter.providers.base import (
-    AccountRefused,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    ProviderError,
-    RateLimited,
-)
-from vidrouter.providers.http import error_json, reclassify
+from vidrouter.providers import base, http
 
 CONTENT = ("DataInspectionFailed", "DataInspection", "IPInfringementSuspect")
 ACCOUNT = (
@@ -45,9 +37,9 @@ def matches(code: str, prefixes: tuple[str, ...]) -> bool:
     return any(code == p or code.startswith(p + ".") for p in prefixes)
 
 
-def refine(exc: ProviderError) -> ProviderError:
+def refine(exc: base.ProviderError) -> base.ProviderError:
     """The class DashScope's `code` stands for, keeping its code and request id."""
-    body = error_json(exc.response)
+    body = http.error_json(exc.response)
     if not isinstance(body, dict):
         return exc
     code = str(body.get("code") or "")
@@ -55,26 +47,30 @@ def refine(exc: ProviderError) -> ProviderError:
     exc.provider_code = code or exc.provider_code
     exc.request_id = request_id if isinstance(request_id, str) and request_id else exc.request_id
     if matches(code, CONTENT):
-        return reclassify(exc, ContentRejected)
+        return http.reclassify(exc, base.ContentRejected)
     if matches(code, ACCOUNT):  # before RATE: Throttling.AllocationQuota is no rate limit
-        return exc if isinstance(exc, AccountRefused) else reclassify(exc, AccountRefused)
-    if matches(code, RATE) and not isinstance(exc, RateLimited):
-        return reclassify(exc, RateLimited)
+        return (
+            exc
+            if isinstance(exc, base.AccountRefused)
+            else http.reclassify(exc, base.AccountRefused)
+        )
+    if matches(code, RATE) and not isinstance(exc, base.RateLimited):
+        return http.reclassify(exc, base.RateLimited)
     if matches(code, INPUT) and exc.status_code is not None and exc.status_code < 500:
-        return reclassify(exc, InvalidInput)
+        return http.reclassify(exc, base.InvalidInput)
     return exc
 
 
-def task_error(output: Mapping[str, Any], request_id: str | None) -> ProviderError:
+def task_error(output: Mapping[str, Any], request_id: str | None) -> base.ProviderError:
     """A task that ended FAILED: `output.code` and `output.message`."""
     code = str(output.get("code") or "")
     message = f"Wan task failed: {code or 'no code'}: {output.get('message') or ''}".rstrip(": ")
     kw: dict[str, Any] = {"provider_code": code or None, "request_id": request_id}
     if matches(code, CONTENT):
-        return ContentRejected(message, **kw)
+        return base.ContentRejected(message, **kw)
     if matches(code, INPUT):
-        return InvalidInput(message, **kw)
+        return base.InvalidInput(message, **kw)
     if matches(code, ACCOUNT):
-        return AccountRefused(message, **kw)
+        return base.AccountRefused(message, **kw)
     retryable = code.startswith(("InternalError", "SystemError", "Throttling")) or not code
-    return JobFailed(message, retryable=retryable, **kw)
+    return base.JobFailed(message, retryable=retryable, **kw)
