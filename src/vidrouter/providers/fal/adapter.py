@@ -132,14 +132,14 @@ class FalProvider:
             ):
                 raise  # the gateway's hiccup, not the run's failure: poll again
             return _ended(
-                errors.job_error(job.id, answer.status_code, errors.body(answer), status, answer)
+                errors.job_failure(job.id, answer.status_code, errors.body(answer), status, answer)
             )
         result = http.json_object(response)
         video = _video_url(result)
         if video is None:
             if "detail" in result:
                 return _ended(
-                    errors.job_error(job.id, response.status_code, result, status, response)
+                    errors.job_failure(job.id, response.status_code, result, status, response)
                 )
             raise base.MalformedResponse(f"fal request {job.id} completed without a video")
         seconds = job.data.get("seconds")

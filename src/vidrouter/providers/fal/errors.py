@@ -83,7 +83,7 @@ def refine(exc: base.ProviderError) -> base.ProviderError:
     return exc
 
 
-def job_error(
+def job_failure(
     job_id: str,
     code: int,
     found: Mapping[str, Any],

@@ -143,7 +143,7 @@ class KlingProvider:
             raise base.MalformedResponse(f"Kling task {job.id} has an unknown status {status!r}")
         if state is base.JobState.FAILED:
             message = str(data.get("task_status_msg") or "the task failed")
-            return base.ProviderStatus(state, error=errors.task_error(message, _request_id(body)))
+            return base.ProviderStatus(state, error=errors.job_failure(message, _request_id(body)))
         if state is not base.JobState.SUCCEEDED:
             return base.ProviderStatus(state)
         url, seconds = _first_video(data, job.id)

@@ -61,7 +61,7 @@ def refine(exc: base.ProviderError) -> base.ProviderError:
     return for_code(body["code"], body, exc.response)
 
 
-def task_error(message: str, request_id: str | None) -> base.ProviderError:
+def job_failure(message: str, request_id: str | None) -> base.ProviderError:
     """A task that ended `failed`: Kling says why only in words (`task_status_msg`)."""
     lowered = message.lower()
     detail = f"Kling task failed: {message}"

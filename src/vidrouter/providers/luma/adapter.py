@@ -77,7 +77,9 @@ class LumaProvider:
             return base.ProviderStatus(base.JobState.RUNNING)
         if mapped is base.JobState.FAILED:
             reason = generation.get("failure_reason")
-            return base.ProviderStatus(base.JobState.FAILED, error=errors.failure(reason, job.id))
+            return base.ProviderStatus(
+                base.JobState.FAILED, error=errors.job_failure(reason, job.id)
+            )
         if mapped is base.JobState.SUCCEEDED:
             video = _video_url(generation)
             if video is None:

@@ -47,7 +47,7 @@ def refine(exc: base.ProviderError) -> base.ProviderError:
     return exc
 
 
-def failure(reason: object, job_id: str) -> base.ProviderError:
+def job_failure(reason: object, job_id: str) -> base.ProviderError:
     """A generation that ended `failed`: Luma says why only in words (`failure_reason`)."""
     text = reason if isinstance(reason, str) and reason else "no reason given"
     lowered = text.lower()

@@ -102,7 +102,7 @@ class MinimaxProvider:
         code, message = errors.base_resp(answer)
         if status == "Fail":
             return base.ProviderStatus(
-                base.JobState.FAILED, error=errors.task_failure(code, message, response)
+                base.JobState.FAILED, error=errors.job_failure(code, message, response)
             )
         if code != 0:
             raise errors.for_code(code, message, response)

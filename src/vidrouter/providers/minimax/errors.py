@@ -64,7 +64,7 @@ def for_code(code: int, message: str, response: httpx.Response | None) -> base.P
     return error
 
 
-def task_failure(code: int, message: str, response: httpx.Response) -> base.ProviderError:
+def job_failure(code: int, message: str, response: httpx.Response) -> base.ProviderError:
     """Why a task ended in `Fail`: its base_resp code when it gives one."""
     if code == 0:
         return base.JobFailed(

@@ -293,7 +293,7 @@ def status_of(video: Mapping[str, Any]) -> base.ProviderStatus:
             state, progress=100, billed_seconds=_seconds(video.get("seconds"))
         )
     if state is base.JobState.FAILED:
-        return base.ProviderStatus(state, progress=percent, error=errors.job_error(video))
+        return base.ProviderStatus(state, progress=percent, error=errors.job_failure(video))
     return base.ProviderStatus(state, progress=percent)
 
 

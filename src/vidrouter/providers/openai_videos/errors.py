@@ -64,7 +64,7 @@ def refine(exc: base.ProviderError, *, lost_job: bool = False) -> base.ProviderE
     return http.reclassify(exc, type(exc), text, **kw)
 
 
-def job_error(video: Mapping[str, Any]) -> base.ProviderError:
+def job_failure(video: Mapping[str, Any]) -> base.ProviderError:
     """A video that ended `failed` (or `expired`): its `error: {code, message}`."""
     found = video.get("error")
     error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}

@@ -208,7 +208,7 @@ def status_of(video: Mapping[str, Any], data: Mapping[str, JsonScalar]) -> base.
         seconds = float(billed) if isinstance(billed, int | float) and billed > 0 else None
         return base.ProviderStatus(state, progress=100, billed_seconds=seconds, data=found)
     if state is base.JobState.FAILED:
-        return base.ProviderStatus(state, progress=percent, error=errors.job_error(video))
+        return base.ProviderStatus(state, progress=percent, error=errors.job_failure(video))
     return base.ProviderStatus(state, progress=percent)
 
 

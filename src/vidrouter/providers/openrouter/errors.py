@@ -69,7 +69,7 @@ def refine(exc: base.ProviderError, *, lost_job: bool = False) -> base.ProviderE
     return http.reclassify(exc, type(exc), text, **kw)
 
 
-def job_error(video: Mapping[str, Any]) -> base.ProviderError:
+def job_failure(video: Mapping[str, Any]) -> base.ProviderError:
     """A failed or expired job: the user's input (moderation, a bad image) or OpenRouter's."""
     status = str(video.get("status"))
     found = video.get("error")

@@ -269,7 +269,7 @@ def _status(prediction: dict[str, Any], job: base.ProviderJob) -> base.ProviderS
         )
         return base.ProviderStatus(base.JobState.FAILED, error=error)
     if state is base.JobState.FAILED:
-        return base.ProviderStatus(state, error=errors.failure(prediction.get("error"), job.id))
+        return base.ProviderStatus(state, error=errors.job_failure(prediction.get("error"), job.id))
     if state is base.JobState.SUCCEEDED:
         url = _output_url(prediction.get("output"))
         if url is None and prediction.get("data_removed") is True:

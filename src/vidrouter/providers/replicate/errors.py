@@ -54,7 +54,7 @@ def refine(exc: base.ProviderError, *, model: str | None = None) -> base.Provide
     return exc
 
 
-def failure(error: object, job_id: str) -> base.ProviderError:
+def job_failure(error: object, job_id: str) -> base.ProviderError:
     """A prediction that ended `failed`: its `error` text and the E-code in it, if any."""
     text = error.strip() if isinstance(error, str) and error.strip() else "no error message"
     match = _ERROR_CODE.search(text)

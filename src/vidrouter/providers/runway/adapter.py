@@ -214,7 +214,7 @@ def _status(task: Mapping[str, Any], job: base.ProviderJob) -> base.ProviderStat
             base.JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data
         )
     if status == "FAILED":
-        return base.ProviderStatus(base.JobState.FAILED, error=errors.task_failure(task))
+        return base.ProviderStatus(base.JobState.FAILED, error=errors.job_failure(task))
     if status == "CANCELLED":
         return base.ProviderStatus(base.JobState.CANCELED)
     raise base.MalformedResponse(f"Runway task {job.id} has an unknown status {status!r}")

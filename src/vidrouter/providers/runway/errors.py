@@ -47,7 +47,7 @@ def refine(exc: base.ProviderError) -> base.ProviderError:
     return http.reclassify(exc, base.InvalidInput, text, provider_code="bad_request")
 
 
-def task_failure(task: Mapping[str, Any]) -> base.ProviderError:
+def job_failure(task: Mapping[str, Any]) -> base.ProviderError:
     """A FAILED task's `failureCode` as our error."""
     raw_code = task.get("failureCode")
     code = raw_code if isinstance(raw_code, str) and raw_code else None

@@ -98,7 +98,7 @@ class SeedanceProvider:
             return base.ProviderStatus(base.JobState.RUNNING)
         if state is base.JobState.FAILED:
             return base.ProviderStatus(
-                base.JobState.FAILED, error=errors.task_failure(task.get("error"), job.id)
+                base.JobState.FAILED, error=errors.job_failure(task.get("error"), job.id)
             )
         if state is base.JobState.SUCCEEDED:
             return _succeeded(task, job)

@@ -75,7 +75,7 @@ def refine(exc: base.ProviderError) -> base.ProviderError:
     return exc
 
 
-def task_failure(error: object, job_id: str) -> base.ProviderError:
+def job_failure(error: object, job_id: str) -> base.ProviderError:
     """Why a task ended `failed`: its `error: {code, message}`."""
     code = message = None
     if isinstance(error, dict):

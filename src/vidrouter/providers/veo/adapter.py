@@ -95,7 +95,7 @@ class VeoProvider:
             return base.ProviderStatus(base.JobState.RUNNING)
         error = operation.get("error")
         if isinstance(error, dict):
-            return base.ProviderStatus(base.JobState.FAILED, error=errors.operation_error(error))
+            return base.ProviderStatus(base.JobState.FAILED, error=errors.job_failure(error))
         result = _dig(operation, "response", "generateVideoResponse")
         if not isinstance(result, dict):
             raise base.MalformedResponse(f"operation {job.id} is done without a response")

@@ -72,7 +72,7 @@ def refine(exc: base.ProviderError, *, submitting: bool = False) -> base.Provide
     return http.reclassify(exc, type(exc), text, **kw)
 
 
-def operation_error(error: Mapping[str, Any]) -> base.ProviderError:
+def job_failure(error: Mapping[str, Any]) -> base.ProviderError:
     """A failed operation's google.rpc.Status as our error."""
     code = error.get("code")
     status = error.get("status")

@@ -137,7 +137,7 @@ class WanProvider:
             )
         if status == "FAILED":
             return base.ProviderStatus(
-                base.JobState.FAILED, error=errors.task_error(output, request_id)
+                base.JobState.FAILED, error=errors.job_failure(output, request_id)
             )
         if status == "UNKNOWN":
             error = base.JobFailed(

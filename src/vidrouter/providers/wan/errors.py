@@ -61,7 +61,7 @@ def refine(exc: base.ProviderError) -> base.ProviderError:
     return exc
 
 
-def task_error(output: Mapping[str, Any], request_id: str | None) -> base.ProviderError:
+def job_failure(output: Mapping[str, Any], request_id: str | None) -> base.ProviderError:
     """A task that ended FAILED: `output.code` and `output.message`."""
     code = str(output.get("code") or "")
     message = f"Wan task failed: {code or 'no code'}: {output.get('message') or ''}".rstrip(": ")
