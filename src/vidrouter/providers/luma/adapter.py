@@ -29,14 +29,6 @@ REQUEST_ID_HEADER = "x-request-id"  # unconfirmed: Luma documents no request-id 
 DURATIONS = (5, 9)  # seconds; sent as "5s" / "9s"
 DEFAULT_RESOLUTION = "720p"
 
-_STATES = {
-    "queued": base.JobState.QUEUED,
-    "pending": base.JobState.QUEUED,  # seen in older answers
-    "dreaming": base.JobState.RUNNING,
-    "completed": base.JobState.SUCCEEDED,
-    "failed": base.JobState.FAILED,
-}
-
 
 class LumaProvider:
     name: ClassVar[str] = "luma"
@@ -127,6 +119,15 @@ class LumaProvider:
                 exc, base.JobFailed, f"Luma no longer has generation {job.id}"
             ) from exc
         return http.json_object(response)
+
+
+_STATES = {
+    "queued": base.JobState.QUEUED,
+    "pending": base.JobState.QUEUED,  # seen in older answers
+    "dreaming": base.JobState.RUNNING,
+    "completed": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+}
 
 
 def _create_body(request: base.ProviderRequest) -> dict[str, Any]:

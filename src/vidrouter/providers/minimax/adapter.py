@@ -47,14 +47,6 @@ IMAGE_ONLY_MODELS = frozenset(
 MIN_SHORT_SIDE = 300
 MIN_RATIO, MAX_RATIO = 2 / 5, 5 / 2
 
-_STATES = {
-    "Preparing": base.JobState.QUEUED,
-    "Queueing": base.JobState.QUEUED,
-    "Processing": base.JobState.RUNNING,
-    "Success": base.JobState.SUCCEEDED,
-    "Fail": base.JobState.FAILED,
-}
-
 
 class MinimaxProvider:
     name: ClassVar[str] = "minimax"
@@ -166,6 +158,15 @@ class MinimaxProvider:
         if code != 0 and not allow_error_codes:
             raise errors.for_code(code, message, response)
         return response, answer
+
+
+_STATES = {
+    "Preparing": base.JobState.QUEUED,
+    "Queueing": base.JobState.QUEUED,
+    "Processing": base.JobState.RUNNING,
+    "Success": base.JobState.SUCCEEDED,
+    "Fail": base.JobState.FAILED,
+}
 
 
 def _create_body(request: base.ProviderRequest) -> dict[str, Any]:

@@ -40,14 +40,6 @@ EXPIRES_AFTER_SECONDS = 3600
 # Route options passed through to the create body as they are.
 BODY_OPTIONS = ("resolution", "generate_audio", "camera_fixed", "seed", "service_tier", "watermark")
 
-_STATES = {
-    "queued": base.JobState.QUEUED,
-    "running": base.JobState.RUNNING,
-    "succeeded": base.JobState.SUCCEEDED,
-    "failed": base.JobState.FAILED,
-    "cancelled": base.JobState.CANCELED,
-}
-
 
 class SeedanceProvider:
     name: ClassVar[str] = "seedance"
@@ -167,6 +159,15 @@ class SeedanceProvider:
                 exc, base.JobFailed, f"Ark no longer knows task {job.id}: {message}"
             ) from exc
         return http.json_object(response)
+
+
+_STATES = {
+    "queued": base.JobState.QUEUED,
+    "running": base.JobState.RUNNING,
+    "succeeded": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+    "cancelled": base.JobState.CANCELED,
+}
 
 
 def _seconds(duration: float) -> int:

@@ -56,15 +56,6 @@ SIZES: Mapping[str, Mapping[str, str]] = {
     "1080P": {"16:9": "1920*1080", "9:16": "1080*1920", "1:1": "1440*1440"},
 }
 
-_STATES: Mapping[str, base.JobState] = {
-    "PENDING": base.JobState.QUEUED,
-    "SUSPENDED": base.JobState.QUEUED,
-    "RUNNING": base.JobState.RUNNING,
-    "SUCCEEDED": base.JobState.SUCCEEDED,
-    "FAILED": base.JobState.FAILED,
-    "CANCELED": base.JobState.CANCELED,
-}
-
 
 class WanProvider:
     name: ClassVar[str] = "wan"
@@ -168,6 +159,16 @@ class WanProvider:
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         return await http.send(self._client, method, path, refine=errors.refine, **kwargs)
+
+
+_STATES: Mapping[str, base.JobState] = {
+    "PENDING": base.JobState.QUEUED,
+    "SUSPENDED": base.JobState.QUEUED,
+    "RUNNING": base.JobState.RUNNING,
+    "SUCCEEDED": base.JobState.SUCCEEDED,
+    "FAILED": base.JobState.FAILED,
+    "CANCELED": base.JobState.CANCELED,
+}
 
 
 # --- request translation ------------------------------------------------------------------
