@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 import socket
 import uuid
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,13 +24,14 @@ from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
+from vidrouter.engine.render_pool import make_render_pool
 from vidrouter.engine.results import ResultFetcher
 from vidrouter.engine.router import Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
-from vidrouter.storage.local import LocalStorage
+from vidrouter.storage.open import open_storage
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
@@ -39,17 +39,12 @@ from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.store.routes import RouteStore
 from vidrouter.store.values import get_or_create_secret
+from vidrouter.store.wakeups import WakeupListener
 from vidrouter.webhooks.deliver import WebhookSender
 
 log = logging.getLogger(__name__)
 
 WEBHOOK_CONCURRENCY = 16
-
-
-def _lower_priority() -> None:
-    # Renders are batch work: the API in the parent process must stay responsive.
-    with contextlib.suppress(OSError):
-        os.nice(10)
 
 
 class Service:
@@ -73,7 +68,7 @@ class Service:
             sync_seconds=settings.rate_limit_sync_seconds,
         )
         self.deliveries = DeliveryStore(self.db)
-        self.storage = LocalStorage(self.data_dir / "blobs")
+        self.storage = open_storage(settings, self.data_dir)
         self._pool: Executor | None = None
         self.providers = Providers(
             ProviderContext(settings, self.data_dir / "work", self._render_pool)
@@ -95,16 +90,13 @@ class Service:
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
         self.webhook_loop: WorkLoop[Delivery] | None = None
+        self.wakeups: WakeupListener | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: list[httpx.AsyncClient] = []
 
     def _render_pool(self) -> Executor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.settings.render_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-            )
+            self._pool = make_render_pool(self.settings.render_processes)
         return self._pool
 
     async def open(self) -> None:
@@ -195,6 +187,15 @@ class Service:
         if settings.workers > 0:
             self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
         self._tasks.append(asyncio.create_task(self.webhook_loop.run(), name="webhooks"))
+        # Work written by other processes (an API node's create) wakes us at once.
+        self.wakeups = WakeupListener(
+            settings.resolved_database_url,
+            {
+                "generations": self.generation_loop.wake,
+                "webhook_deliveries": self.webhook_loop.wake,
+            },
+        )
+        self.wakeups.start()
 
     def wake(self) -> None:
         """New work was written: an idle worker starts on it at once."""
@@ -209,6 +210,8 @@ class Service:
         )
 
     async def close(self, grace: float = 10.0) -> None:
+        if self.wakeups is not None:
+            await self.wakeups.stop()
         for loop in (self.generation_loop, self.webhook_loop):
             if loop is not None:
                 await loop.stop(grace)
@@ -226,6 +229,7 @@ class Service:
         if self._pool is not None:
             _stop_pool(self._pool)
         await self.limiter.aclose()
+        await self.storage.aclose()
         await self.db.close()
 
 

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from vidrouter.domain.errors import RequestError, Unavailable
+from vidrouter.store import outage
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,12 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    down = outage.classify(exc)  # a dependency down is an outage to wait out, not a bug
+    if down is not None:
+        log.warning("dependency_unavailable", extra={"path": request.url.path, "code": down.code})
+        return error_response(
+            503, down.code, down.message, headers={"Retry-After": str(outage.RETRY_AFTER_SECONDS)}
+        )
     log.exception("unhandled_error", extra={"path": request.url.path}, exc_info=exc)
     return error_response(500, "internal_error", "an internal error occurred; it has been logged")
 

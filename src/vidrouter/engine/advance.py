@@ -37,7 +37,7 @@ from vidrouter.providers.base import (
     RateLimited,
 )
 from vidrouter.providers.registry import Providers
-from vidrouter.storage.base import BlobStorage
+from vidrouter.storage.base import BlobStorage, StorageUnavailable, is_storage_error
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.deliveries import Delivery
 from vidrouter.webhooks.outbox import deliveries_for
@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
 # Jobs a provider accepted and then failed: each may have cost money, so few are tried.
 MAX_JOB_FAILURES = 3
+STORAGE_UNAVAILABLE = "storage_unavailable"
 
 
 @dataclass(frozen=True)
@@ -97,11 +98,41 @@ class Advancer:
         now = self._clock()
         if g.deadline_at is not None and now >= g.deadline_at:
             return await self._time_out(g)
-        if g.step is Step.SUBMIT:
-            return await self._submit(g)
-        if g.step in (Step.POLL, Step.DOWNLOAD):
-            return await self._poll(g)
+        try:
+            if g.step is Step.SUBMIT:
+                return await self._submit(g)
+            if g.step in (Step.POLL, Step.DOWNLOAD):
+                return await self._poll(g)
+        except StorageUnavailable as exc:
+            return self._storage_wait(g, str(exc))
+        except OSError as exc:
+            if not is_storage_error(exc):
+                raise
+            return self._storage_wait(g, str(exc))
         return self.fail(g, "internal_error", f"generation in unexpected step {g.step}")
+
+    def _storage_wait(self, g: Generation, reason: str) -> Outcome:
+        """Our own storage (disk full, object store down) stopped the step: not the
+        provider's fault, so no route is blamed and no try is spent; the step is repeated,
+        each wait about as long as the outage so far (1 s to 60 s), until the deadline."""
+        now = self._clock()
+        last = g.attempts[-1] if g.attempts else None
+        since = now
+        attempts = g.attempts
+        if last is not None and last.error_code == STORAGE_UNAVAILABLE:
+            since = last.at
+        else:
+            attempt = Attempt(
+                g.route or "", g.provider_job_id, "storage_failed", now, STORAGE_UNAVAILABLE
+            )
+            attempts = (*attempts, attempt)
+        waited = (now - since).total_seconds()
+        delay = timedelta(seconds=min(60.0, max(1.0, waited)))
+        next_at = now + delay
+        if g.deadline_at is not None:
+            next_at = min(next_at, g.deadline_at)
+        log.warning("generation_storage_wait", extra={"generation_id": g.id, "error": reason[:300]})
+        return Outcome(_unleased(g, now, next_at, attempts=attempts))
 
     # --- submit -----------------------------------------------------------------------------
 
@@ -332,6 +363,11 @@ class Advancer:
             log.info("provider_cancel_failed", extra={"generation_id": g.id})
 
     async def _time_out(self, g: Generation) -> Outcome:
+        last_try = g.attempts[-1] if g.attempts else None
+        if last_try is not None and last_try.error_code == STORAGE_UNAVAILABLE:
+            return self.fail(
+                g, STORAGE_UNAVAILABLE, "the video could not be stored in time: storage unavailable"
+            )
         if g.provider_job_id is not None:
             await self.cancel_at_provider(g)
             return self.fail(g, "timeout", "the provider did not finish in time")

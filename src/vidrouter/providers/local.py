@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import ClassVar
 
+from vidrouter.domain.errors import StorageUnavailable, is_storage_error
 from vidrouter.providers.base import (
     InvalidInput,
     JobFailed,
@@ -92,7 +93,10 @@ class LocalProvider:
         if future.cancelled():
             return
         error = future.exception()
-        if error is not None:
+        if error is not None and is_storage_error(error):
+            # Our disk, not the render, failed: the generation waits and renders again.
+            self._failures[job_id] = f"storage:{error}"
+        elif error is not None:
             log.error("local_render_failed", extra={"job_id": job_id}, exc_info=error)
             self._failures[job_id] = f"{type(error).__name__}: {error}"
 
@@ -101,6 +105,9 @@ class LocalProvider:
         if out.exists():
             return ProviderStatus(JobState.SUCCEEDED, progress=100)
         failure = self._failures.pop(job.id, None)
+        if failure is not None and failure.startswith("storage:"):
+            progress.unlink(missing_ok=True)  # so that the next poll renders it again
+            raise StorageUnavailable(f"local render could not write: {failure[8:]}")
         if failure is not None:
             return ProviderStatus(JobState.FAILED, error=JobFailed(f"render failed: {failure}"))
         percent = _read_progress(progress)

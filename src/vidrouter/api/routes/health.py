@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from vidrouter.api.deps import ServiceDep
+from vidrouter.readiness import readiness
 
 router = APIRouter(tags=["health"])
 
@@ -17,10 +18,5 @@ async def healthz() -> JSONResponse:
 
 @router.get("/readyz", response_model=None)
 async def readyz(service: ServiceDep) -> JSONResponse:
-    database = await service.db.ping()
-    workers = service.workers_running
-    ready = database and workers
-    return JSONResponse(
-        {"status": "ready" if ready else "not_ready", "database": database, "workers": workers},
-        status_code=200 if ready else 503,
-    )
+    ready, body = await readiness(service)
+    return JSONResponse(body, status_code=200 if ready else 503)

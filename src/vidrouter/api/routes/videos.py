@@ -12,13 +12,14 @@ import contextlib
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from vidrouter.api import actions
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CurrentKey, ServiceDep
+from vidrouter.api.routes.content import serve_blob
 from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, ErrorOut
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
@@ -183,6 +184,7 @@ async def delete_video(video_id: str, service: ServiceDep, key: CurrentKey) -> J
 )
 async def download_video_content(
     video_id: str,
+    request: Request,
     service: ServiceDep,
     key: CurrentKey,
     variant: Literal["video", "thumbnail", "spritesheet"] = "video",
@@ -206,15 +208,9 @@ async def download_video_content(
             code="video_not_ready",
             param="video_id",
         )
-    info = await service.storage.stat(g.video_key) if g.video_key else None
-    path = service.storage.local_path(g.video_key) if g.video_key else None
-    if info is None or path is None:
+    if g.video_key is None:
         raise NotFound("the video's content no longer exists", code="content_not_found")
-    return FileResponse(
-        path,
-        media_type="video/mp4",
-        headers={"Cache-Control": "private, max-age=3600", "ETag": f'"{info.etag}"'},
-    )
+    return await serve_blob(request, service.storage, g.video_key, media_type="video/mp4")
 
 
 async def _video_request(request: Request) -> wire.VideoRequest:
