@@ -37,6 +37,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.store.route_slots import RouteSlots
 from vidrouter.store.routes import RouteStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.store.wakeups import WakeupListener
@@ -85,7 +86,13 @@ class Service:
                 ),
             ),
         )
-        self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
+        self.router = Router(
+            self.catalog,
+            self.providers,
+            self.circuits,
+            self.routes,
+            RouteSlots(self.db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)),
+        )
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
