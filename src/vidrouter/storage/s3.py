@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import obstore
-from obstore.exceptions import NotFoundError
+from obstore.exceptions import BaseError, NotFoundError
 from obstore.store import S3Store
 
 from vidrouter.storage.base import BlobInfo, StorageUnavailable
@@ -28,6 +28,8 @@ PART_BYTES = 8 * 1024 * 1024
 # Parts in flight at once: the most an upload holds in memory is this times PART_BYTES.
 UPLOAD_CONCURRENCY = 4
 _READ_CHUNK = 256 * 1024
+# What obstore raises when the store fails (its own classes, and OS errors from the file).
+_ERRORS = (BaseError, OSError)
 
 
 def parse_s3_url(url: str) -> tuple[str, str]:
@@ -103,7 +105,7 @@ class S3Storage:
                 attributes={"Content-Type": _content_type(key)},
             )
             size = (await asyncio.to_thread(source.stat)).st_size
-        except OSError as exc:  # obstore's errors are OSErrors too
+        except _ERRORS as exc:
             raise StorageUnavailable(f"object storage refused the upload: {exc}") from exc
         return BlobInfo(key=key, size=size, etag=_etag(result.get("e_tag")))
 
@@ -112,7 +114,7 @@ class S3Storage:
             meta = await obstore.head_async(self._store, key)
         except (NotFoundError, FileNotFoundError):
             return None
-        except OSError as exc:
+        except _ERRORS as exc:
             raise StorageUnavailable(f"object storage unreachable: {exc}") from exc
         return BlobInfo(key=key, size=int(meta["size"]), etag=_etag(meta.get("e_tag")))
 
@@ -125,13 +127,13 @@ class S3Storage:
                 yield bytes(chunk)
         except (NotFoundError, FileNotFoundError):
             raise
-        except OSError as exc:
+        except _ERRORS as exc:
             raise StorageUnavailable(f"object storage unreachable: {exc}") from exc
 
     async def presigned_url(self, key: str, expires_in: timedelta) -> str | None:
         try:
             return await obstore.sign_async(self._store, "GET", key, expires_in)
-        except OSError as exc:
+        except _ERRORS as exc:
             raise StorageUnavailable(f"object storage cannot sign: {exc}") from exc
 
     async def delete(self, key: str) -> None:
@@ -139,7 +141,7 @@ class S3Storage:
             await obstore.delete_async(self._store, key)
         except (NotFoundError, FileNotFoundError):
             return
-        except OSError as exc:
+        except _ERRORS as exc:
             raise StorageUnavailable(f"object storage unreachable: {exc}") from exc
 
     async def check(self) -> None:
@@ -147,7 +149,7 @@ class S3Storage:
         try:
             await obstore.put_async(self._store, key, b"probe")
             await obstore.delete_async(self._store, key)
-        except OSError as exc:
+        except _ERRORS as exc:
             raise StorageUnavailable(f"object storage {self.describe()}: {exc}") from exc
 
     async def aclose(self) -> None:
