@@ -82,38 +82,35 @@ async def test_full_ranges_head_and_conditionals(
     assert fresh.status_code == 206 and fresh.content == full.content[:10]
 
 
-@pytest.mark.parametrize(
-    "header",
-    [
-        "bytes=10-5",
-        "bytes=abc",
-        "items=0-5",
-        "bytes=",
-        "bytes=-",
-        "bytes=0-1,5-6",
-        "bytes=1-2-3",
-        "bytes=" + "9" * 5000 + "-",
-    ],
-)
-async def test_invalid_ranges_are_ignored(served: tuple[Harness, str], header: str) -> None:
-    app, url = served
-    full = await app.client.get(url)
-    response = await app.client.get(url, headers={"Range": header})
-    assert response.status_code == 200, (header, response.status_code, response.text[:200])
-    assert response.content == full.content
+INVALID = [
+    "bytes=10-5",
+    "bytes=abc",
+    "items=0-5",
+    "bytes=",
+    "bytes=-",
+    "bytes=0-1,5-6",
+    "bytes=1-2-3",
+    "bytes=" + "9" * 5000 + "-",
+]
+UNSATISFIABLE = ["bytes=999999999-", "bytes=-0", "bytes=999999999-1000000000"]
 
 
-@pytest.mark.parametrize("header", ["bytes=999999999-", "bytes=-0", "bytes=999999999-1000000000"])
-async def test_unsatisfiable_ranges_are_416_in_our_error_shape(
-    served: tuple[Harness, str], header: str
+async def test_invalid_ranges_are_ignored_and_unsatisfiable_ones_are_416(
+    served: tuple[Harness, str],
 ) -> None:
     app, url = served
-    size = len((await app.client.get(url)).content)
-    response = await app.client.get(url, headers={"Range": header})
-    assert response.status_code == 416, header
-    assert response.headers["content-range"] == f"bytes */{size}"
-    error = response.json()["error"]
-    assert error["code"] == "range_not_satisfiable" and error["type"] == "invalid_request_error"
+    full = await app.client.get(url)
+    size = len(full.content)
+    for header in INVALID:  # RFC 9110: an invalid range is ignored, the whole video sent
+        response = await app.client.get(url, headers={"Range": header})
+        assert response.status_code == 200, (header, response.status_code, response.text[:200])
+        assert response.content == full.content
+    for header in UNSATISFIABLE:
+        response = await app.client.get(url, headers={"Range": header})
+        assert response.status_code == 416, header
+        assert response.headers["content-range"] == f"bytes */{size}"
+        error = response.json()["error"]
+        assert error["code"] == "range_not_satisfiable" and error["type"] == "invalid_request_error"
 
 
 async def test_redirect_delivery_sends_a_presigned_url_of_the_store(
