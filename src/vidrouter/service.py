@@ -25,7 +25,7 @@ from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.render_pool import make_render_pool
-from vidrouter.engine.results import ResultFetcher
+from vidrouter.engine.results import ResultFetcher, sweep_scratch
 from vidrouter.engine.router import Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.providers.base import ProviderContext
@@ -129,6 +129,8 @@ class Service:
             timeout=httpx.Timeout(60.0, connect=10.0), follow_redirects=True, trust_env=False
         )
         self._http.append(download_client)
+        scratch = self.data_dir / "work" / "downloads"
+        sweep_scratch(scratch)  # what a process killed here left (it cannot clean up itself)
         advancer = Advancer(
             self.catalog,
             self.providers,
@@ -136,7 +138,7 @@ class Service:
             self.circuits,
             self.storage,
             self.signer,
-            ResultFetcher(self.data_dir / "work" / "downloads", download_client),
+            ResultFetcher(scratch, download_client),
             self.clock,
             delay_scale=settings.provider_delay_scale,
             callback_url=self.callbacks.url_for,
