@@ -17,6 +17,13 @@ from vidrouter.storage.base import StorageUnavailable, is_storage_error
 from vidrouter.store.database import StoreError
 
 RETRY_AFTER_SECONDS = 5
+# The classes whose instances may be outages (the API's error handling looks at these).
+OUTAGE_CANDIDATES: tuple[type[Exception], ...] = (
+    sa_exc.SQLAlchemyError,
+    OSError,
+    StoreError,
+    StorageUnavailable,
+)
 
 # asyncpg's classes by name: importing asyncpg here would tie the API to one driver.
 _PG_OUTAGE_CLASSES = frozenset(
