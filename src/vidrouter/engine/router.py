@@ -5,11 +5,10 @@ generation, routes that already failed it come last, so a retryable failure fail
 the next host. A route is skipped while its circuit is open or its provider account runs
 as many jobs as its cap allows; when every route is skipped the work waits in our queue.
 
-A cap counts the jobs the store shows on the route plus the submits this process has chosen
-the route for and not yet saved (`release` ends those), so that workers choosing at once
-do not all see the same free slot. Processes sharing one database do not see each other's
-unsaved submits: across processes, a cap can be passed by the submits other processes have
-under way at that moment.
+A cap counts the jobs the store shows on the route plus the submits chosen for it and not
+yet saved (`release` ends those). With `slots` (the service always passes them) those
+submits are rows of the database, so the cap is exact across processes
+(store/route_slots.py); without, only this process's own are counted.
 """
 
 from __future__ import annotations

@@ -26,6 +26,3 @@ def open_storage(settings: Settings, data_dir: Path) -> BlobStorage:
         return S3Storage(url, settings.env)
     raise ValueError(f"VIDROUTER_STORAGE_URL must be file://... or s3://..., not {scheme!r}")
 
-
-def is_local(storage: BlobStorage) -> bool:
-    return isinstance(storage, LocalStorage)
