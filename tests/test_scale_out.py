@@ -302,3 +302,16 @@ async def test_kill9_of_serve_alone_leaves_no_render_process(tmp_path: Path) -> 
         assert sorted(renders.glob("local_*.mp4")) == []
     finally:
         server.stop()
+
+
+def test_an_unknown_role_is_refused(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "vidrouter.cli", "serve", "--role", "everything"],
+        env=cli_env(tmp_path / "data"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "--role must be one of all, api, worker" in result.stderr
