@@ -25,4 +25,3 @@ def open_storage(settings: Settings, data_dir: Path) -> BlobStorage:
 
         return S3Storage(url, settings.env)
     raise ValueError(f"VIDROUTER_STORAGE_URL must be file://... or s3://..., not {scheme!r}")
-

@@ -90,9 +90,10 @@ async def serve_blob(
                 return Response(
                     status_code=302, headers={"Location": url, "Cache-Control": "no-store"}
                 )
-        byte_range = _range_of(request, info, headers["ETag"])
-    except _Unsatisfiable416 as exc:
-        return exc.response
+        try:
+            byte_range = _range_of(request, info, headers["ETag"])
+        except Unsatisfiable:
+            return _unsatisfiable(info.size)
     except StorageUnavailable as exc:
         raise Unavailable(
             "the video store is unreachable; try again shortly",
@@ -105,27 +106,22 @@ async def serve_blob(
     return _streamed(request, storage, info, byte_range, media, headers)
 
 
-class _Unsatisfiable416(Exception):
-    def __init__(self, response: Response) -> None:
-        self.response = response
-
-
 def _range_of(request: Request, info: BlobInfo, etag: str) -> ByteRange | None:
+    """The range to send (None: the whole blob); raises Unsatisfiable."""
     if not if_range_allows(request.headers.get("if-range"), etag):
         return None
-    try:
-        return parse_range(request.headers.get("range"), info.size)
-    except Unsatisfiable:
-        body = error_body(
-            416,
-            "range_not_satisfiable",
-            f"the requested range is outside the video ({info.size} bytes)",
-            "Range",
-            error_type="invalid_request_error",
-        )
-        raise _Unsatisfiable416(
-            JSONResponse(body, status_code=416, headers={"Content-Range": f"bytes */{info.size}"})
-        ) from None
+    return parse_range(request.headers.get("range"), info.size)
+
+
+def _unsatisfiable(size: int) -> JSONResponse:
+    body = error_body(
+        416,
+        "range_not_satisfiable",
+        f"the requested range is outside the video ({size} bytes)",
+        "Range",
+        error_type="invalid_request_error",
+    )
+    return JSONResponse(body, status_code=416, headers={"Content-Range": f"bytes */{size}"})
 
 
 def _streamed(
