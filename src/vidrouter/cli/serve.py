@@ -14,10 +14,9 @@ import typer
 import uvicorn
 from rich.console import Console
 
-from vidrouter.api.app import create_app
+from vidrouter.api.worker_health import worker_health_app
 from vidrouter.cli.common import configure_logging, settings_from
-from vidrouter.readiness import health_app
-from vidrouter.service import Service
+from vidrouter.composition import Composition, create_app
 from vidrouter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -61,14 +60,16 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 async def _serve(settings: Settings) -> None:
-    service = Service(settings)
+    service = Composition(settings)
     await service.open()
     if settings.role != "worker":
         await _welcome(service)
     if settings.role != "api":
         service.start_workers()
     app = (
-        health_app(service) if settings.role == "worker" else create_app(settings, service=service)
+        worker_health_app(service.readiness)
+        if settings.role == "worker"
+        else create_app(settings, composition=service)
     )
     config = uvicorn.Config(
         app,
@@ -104,7 +105,7 @@ class _Server(uvicorn.Server):
                 loop.remove_signal_handler(sig)
 
 
-async def _welcome(service: Service) -> None:
+async def _welcome(service: Composition) -> None:
     settings = service.settings
     base = settings.resolved_public_url
     console.print(f"[bold]vidrouter[/bold] on {base}  (data: {service.data_dir})")

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from vidrouter.settings import Settings
 from vidrouter.storage.base import BlobStorage
 from vidrouter.storage.local import LocalStorage
 
 
-def open_storage(settings: Settings, data_dir: Path) -> BlobStorage:
-    url = settings.storage_url
+def open_storage(url: str | None, data_dir: Path, env: Callable[[str], str | None]) -> BlobStorage:
+    """The store named by `url` (None: the data dir's blobs/); `env` reads the AWS_*
+    variables of the environment the settings came from."""
     if not url:
         return LocalStorage(data_dir / "blobs")
     scheme = urlsplit(url).scheme
@@ -23,5 +24,5 @@ def open_storage(settings: Settings, data_dir: Path) -> BlobStorage:
     if scheme == "s3":
         from vidrouter.storage.s3 import S3Storage  # obstore is loaded only when used
 
-        return S3Storage(url, settings.env)
+        return S3Storage(url, env)
     raise ValueError(f"VIDROUTER_STORAGE_URL must be file://... or s3://..., not {scheme!r}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import exc as sa_exc
 
-from vidrouter.storage.base import StorageUnavailable, is_storage_error
+from vidrouter.domain.errors import StorageUnavailable, is_storage_error
 from vidrouter.store.database import StoreError
 
 RETRY_AFTER_SECONDS = 5

@@ -20,10 +20,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from vidrouter.api.deps import ServiceDep
+from vidrouter.api.deps import ContentDep
 from vidrouter.api.errors import PermissionDenied, error_body
 from vidrouter.domain.errors import NotFound, Unavailable
-from vidrouter.engine.inputs import media_type_of
+from vidrouter.domain.media import media_type_of
 from vidrouter.storage.base import BlobInfo, BlobStorage, StorageUnavailable
 from vidrouter.storage.ranges import (
     ByteRange,
@@ -43,21 +43,19 @@ STORAGE_RETRY_AFTER = 5
 @router.api_route(
     "/content/{key:path}", methods=["GET", "HEAD"], response_model=None, include_in_schema=False
 )
-async def get_content(key: str, request: Request, service: ServiceDep) -> Response:
-    assert service.signer is not None
+async def get_content(key: str, request: Request, host: ContentDep) -> Response:
+    assert host.signer is not None
     params = request.query_params
-    if not service.signer.verify(
-        key, params.get("expires"), params.get("signature"), service.clock()
-    ):
+    if not host.signer.verify(key, params.get("expires"), params.get("signature"), host.clock()):
         raise PermissionDenied(
             "invalid_signature",
             "the content URL is invalid or has expired; fetch the generation again for a fresh one",
         )
     return await serve_blob(
         request,
-        service.storage,
+        host.storage,
         key,
-        redirect=service.settings.content_delivery == "redirect",
+        redirect=host.redirect,
         cache_control="private, max-age=3600",
     )
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from vidrouter.api.deps import ServiceDep
-from vidrouter.readiness import readiness
+from vidrouter.api.deps import ReadinessDep
 
 router = APIRouter(tags=["health"])
 
@@ -17,6 +16,6 @@ async def healthz() -> JSONResponse:
 
 
 @router.get("/readyz", response_model=None)
-async def readyz(service: ServiceDep) -> JSONResponse:
-    ready, body = await readiness(service)
+async def readyz(process: ReadinessDep) -> JSONResponse:
+    ready, body = await process.check()
     return JSONResponse(body, status_code=200 if ready else 503)

@@ -1,5 +1,11 @@
-"""The running service: everything one process needs, built from the settings, started and
-stopped together. `vidrouter serve` runs the API and the workers on one of these."""
+"""The composition root: everything one process needs, built once from the settings,
+started and stopped together. `vidrouter serve` runs the API and the workers on one
+`Composition`; the CLI and the tests build one too.
+
+Only this module (and `cli/`) knows every layer: the API gets the narrow parts its routes
+use (`api.deps.ApiParts`), the use-cases get their collaborators, the engine its own.
+Nothing below takes the whole `Composition`.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +15,18 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import AsyncIterator
 from concurrent.futures import Executor
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
 import httpx
+from fastapi import FastAPI
 
-from vidrouter.api.limits import Limiter, LimitPolicy
+from vidrouter.api import app as http
+from vidrouter.api.deps import ApiParts, ContentHost
+from vidrouter.api.presenter import Presenter
 from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
@@ -37,10 +48,16 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.store.route_health import RouteStore
 from vidrouter.store.route_slots import RouteSlots
-from vidrouter.store.routes import RouteStore
+from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.store.wakeups import WakeupListener
+from vidrouter.usecases.callbacks import ProviderCallbacks
+from vidrouter.usecases.generations import CreatePolicy, Generations
+from vidrouter.usecases.models import ModelCatalog
+from vidrouter.usecases.rate_limits import Limiter, LimitPolicy
+from vidrouter.usecases.readiness import ReadinessCheck
 from vidrouter.webhooks.deliver import WebhookSender
 
 log = logging.getLogger(__name__)
@@ -48,7 +65,7 @@ log = logging.getLogger(__name__)
 WEBHOOK_CONCURRENCY = 16
 
 
-class Service:
+class Composition:
     def __init__(self, settings: Settings, *, clock: Clock = utcnow) -> None:
         self.settings = settings
         self.clock = clock
@@ -69,7 +86,7 @@ class Service:
             sync_seconds=settings.rate_limit_sync_seconds,
         )
         self.deliveries = DeliveryStore(self.db)
-        self.storage = open_storage(settings, self.data_dir)
+        self.storage = open_storage(settings.storage_url, self.data_dir, settings.env)
         self._pool: Executor | None = None
         self.providers = Providers(
             ProviderContext(settings, self.data_dir / "work", self._render_pool)
@@ -100,6 +117,50 @@ class Service:
         self.wakeups: WakeupListener | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: list[httpx.AsyncClient] = []
+        # /readyz: database (read + write), storage, and the work loops where they run.
+        self.readiness = ReadinessCheck(
+            self.db,
+            self.storage,
+            workers_running=None if settings.role == "api" else lambda: self.workers_running,
+        )
+        self.models = ModelCatalog(self.catalog, self.providers.usable, self.circuits)
+        self.use_cases = Generations(
+            self.generations,
+            self.models,
+            self.limiter,
+            self.storage,
+            CreatePolicy(
+                max_prompt_chars=settings.max_prompt_chars,
+                allow_private_webhook_urls=settings.allow_private_webhook_urls,
+                deadline=timedelta(seconds=settings.generation_deadline_seconds),
+            ),
+            clock=clock,
+            wake=self.wake,
+            wake_deliveries=self.wake_deliveries,
+        )
+
+    def api_parts(self) -> ApiParts:
+        """What the HTTP routes may use (see api.deps)."""
+        return ApiParts(
+            generations=self.use_cases,
+            catalog=self.models,
+            keys=self.keys,
+            limiter=self.limiter,
+            presenter=Presenter(lambda: self.signer, self.clock),
+            storage=self.storage,
+            content=ContentHost(
+                self.storage,
+                lambda: self.signer,
+                self.clock,
+                redirect=self.settings.content_delivery == "redirect",
+            ),
+            callbacks=ProviderCallbacks(
+                lambda: self.callbacks, self.generations, self.clock, self.wake
+            ),
+            usage=UsageStore(self.db),
+            clock=self.clock,
+            readiness=self.readiness,
+        )
 
     def _render_pool(self) -> Executor:
         if self._pool is None:
@@ -211,6 +272,14 @@ class Service:
         if self.generation_loop is not None:
             self.generation_loop.wake()
 
+    def wake_deliveries(self) -> None:
+        """New webhook deliveries were written: send them now."""
+        if self.webhook_loop is not None:
+            self.webhook_loop.wake()
+
+    async def database_ok(self) -> bool:
+        return await self.db.ping()
+
     @property
     def workers_running(self) -> bool:
         loops = [self.generation_loop, self.webhook_loop]
@@ -240,6 +309,29 @@ class Service:
         await self.limiter.aclose()
         await self.storage.aclose()
         await self.db.close()
+
+
+def create_app(
+    settings: Settings, *, composition: Composition | None = None, run_workers: bool = True
+) -> FastAPI:
+    """The ASGI app. It opens a `Composition` (database, migrations, workers) when it starts,
+    unless one is handed in already open (then its owner closes it)."""
+    own = composition is None
+    process = composition if composition is not None else Composition(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if own:
+            await process.open()
+            if run_workers:
+                process.start_workers()
+        try:
+            yield
+        finally:
+            if own:
+                await process.close()
+
+    return http.create_app(settings, process.api_parts(), lifespan=lifespan)
 
 
 def _stop_pool(pool: Executor) -> None:
