@@ -26,7 +26,7 @@ from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.results import ResultFetcher
-from vidrouter.engine.router import Router
+from vidrouter.engine.router import HangPolicy, Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
@@ -37,6 +37,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.store.route_stats import RouteStatsStore
 from vidrouter.store.routes import RouteStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.webhooks.deliver import WebhookSender
@@ -88,9 +89,23 @@ class Service:
                 cooldown=timedelta(
                     seconds=settings.circuit_cooldown_seconds * settings.provider_delay_scale
                 ),
+                stats_window=timedelta(seconds=settings.route_stats_window_seconds),
+            ),
+            stats=RouteStatsStore(self.db),
+        )
+        self.router = Router(
+            self.catalog,
+            self.providers,
+            self.circuits,
+            self.routes,
+            HangPolicy(
+                p95_multiple=settings.route_hang_p95_multiple,
+                floor=timedelta(
+                    seconds=settings.route_hang_min_seconds * settings.provider_delay_scale
+                ),
+                min_samples=settings.route_hang_min_samples,
             ),
         )
-        self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None

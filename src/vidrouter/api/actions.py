@@ -13,6 +13,7 @@ from vidrouter.domain.catalog import ListedModel, ModelSpec
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound, Unavailable
 from vidrouter.domain.generation import Generation, Status, Step
 from vidrouter.domain.requests import CreateRequest, RequestLimits, parse_create
+from vidrouter.domain.routing import DEFAULT_POLICY, RoutingPolicy, known_providers
 from vidrouter.engine.circuits import CircuitState
 from vidrouter.service import Service
 from vidrouter.store.keys import ApiKey
@@ -30,13 +31,17 @@ def check_create(service: Service, body: object) -> CreateRequest:
         max_prompt_chars=service.settings.max_prompt_chars,
         allow_private_webhook_urls=service.settings.allow_private_webhook_urls,
     )
-    return parse_create(body, lookup, limits)
+    return parse_create(body, lookup, limits, known_providers(service.catalog))
 
 
-async def ensure_servable(service: Service, model: ListedModel) -> None:
-    """Refuse work that cannot run: when every route of the model has an open circuit,
-    a 503 with Retry-After beats queueing a generation that would only wait."""
-    routes = [r.key for r in model.routes]
+async def ensure_servable(
+    service: Service, model: ListedModel, policy: RoutingPolicy | None = None
+) -> None:
+    """Refuse work that cannot run: when every route of the model (that the request's
+    routing policy allows) has an open circuit, a 503 with Retry-After beats queueing a
+    generation that would only wait."""
+    allowed = policy or DEFAULT_POLICY
+    routes = [r.key for r in model.routes if allowed.allows(r)]
     for route in routes:
         if await service.circuits.state_of(route) is not CircuitState.OPEN:
             return
@@ -100,6 +105,7 @@ async def accept(
         updated_at=now,
         next_attempt_at=now,
         deadline_at=now + timedelta(seconds=service.settings.generation_deadline_seconds),
+        routing=req.routing.to_json() if req.routing is not None else None,
     )
     if idempotency_key is None:
         await service.generations.insert(g)

@@ -10,6 +10,7 @@ from typing import Any
 from vidrouter.domain.catalog import CURRENCY, ListedModel
 from vidrouter.domain.clock import isoformat
 from vidrouter.domain.generation import Generation
+from vidrouter.domain.routing import DEFAULT_POLICY
 
 
 def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
@@ -34,6 +35,8 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "cost": cost,
         "metadata": dict(g.metadata),
         "route": _host(g.route),
+        # The policy it was routed under (the default one when the request gave none).
+        "routing": g.routing if g.routing is not None else DEFAULT_POLICY.to_json(),
         "attempts": [
             {
                 "route": _host(a.route),

@@ -6,7 +6,13 @@ Failover: a retryable failure, before the provider accepted the job or reported 
 provider after, sends the next submit to a route that has not failed this generation yet
 (at once) or, when all have, back round them with backoff. The user's own errors (content
 policy, invalid input) fail at once. A job the provider accepted is polled to its end: it
-is submitted again elsewhere only when the provider said it failed.
+is submitted again elsewhere only when the provider said it failed, or when it outran its
+route's limit (`Router.job_limit`): then it is canceled at the provider where the API can,
+and the generation moves to a route it has not tried while its deadline leaves room.
+
+Breakers and route stats judge delivery (engine/circuits.py): an accepted submit is no
+success; a completed job is; a job the provider failed for its own reasons, or one that
+hung, is a failure. The client's own errors (content policy, invalid input) judge nothing.
 """
 
 from __future__ import annotations
@@ -45,8 +51,12 @@ from vidrouter.webhooks.outbox import deliveries_for
 log = logging.getLogger(__name__)
 
 MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
-# Jobs a provider accepted and then failed: each may have cost money, so few are tried.
+# Jobs a provider accepted and then failed (or that hung): each may have cost money, so few
+# are tried.
 MAX_JOB_FAILURES = 3
+JOB_FAILED_OUTCOMES = frozenset({"failed", "timed_out"})
+# A job failed for these reasons is the client's doing: the route delivered what it could.
+CLIENT_ERRORS = frozenset({"content_policy", "invalid_input"})
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,14 @@ class Outcome:
     generation: Generation
     deliveries: list[Delivery] = field(default_factory=list)
     cleanup: Path | None = None  # a file to remove once the new row is saved
+
+
+def _job_started(g: Generation, now: datetime) -> datetime:
+    """When the job in hand was submitted: its `submitted` attempt (the last one)."""
+    for attempt in reversed(g.attempts):
+        if attempt.outcome == "submitted":
+            return attempt.at
+    return g.started_at or now
 
 
 def _unleased(g: Generation, now: datetime, next_at: datetime | None, **changes: Any) -> Generation:
@@ -144,12 +162,11 @@ class Advancer:
             attempt = Attempt(route.key, None, "submit_failed", now, exc.code)
             return await self._after_error(replace(g, attempts=(*g.attempts, attempt)), exc, route)
         now = self._clock()
-        await self._circuits.success(route.key)
+        # Accepted is not delivered: the route is judged when the job ends (see _download).
         log.info(
             "generation_submitted",
             extra={"generation_id": g.id, "provider": route.provider, "job_id": job.id},
         )
-        job_deadline = now + self._scaled(provider.poll_policy.max_wait)
         return Outcome(
             _unleased(
                 g,
@@ -165,7 +182,8 @@ class Advancer:
                 tries=0,
                 attempts=(*g.attempts, Attempt(route.key, job.id, "submitted", now)),
                 started_at=g.started_at or now,
-                deadline_at=min(job_deadline, g.deadline_at) if g.deadline_at else job_deadline,
+                # The job's own limit is checked at each poll (_poll), from the route's stats.
+                deadline_at=g.deadline_at or now + self._scaled(provider.poll_policy.max_wait),
             )
         )
 
@@ -191,14 +209,19 @@ class Advancer:
             return await self._job_failed(g, error, route)
         if status.state is JobState.CANCELED:
             return self.fail(g, "provider_error", "the provider canceled the job")
-        elapsed = now - (g.started_at or now)
+        job_started = _job_started(g, now)
+        limit = await self._router.job_limit(route, self._scaled(provider.poll_policy.max_wait))
+        if now - job_started >= limit:
+            return await self._hung(g, route, now - job_started)
+        elapsed = now - job_started
         interval = provider.poll_policy.interval
         delay = poll_delay(interval, provider.poll_policy.max_interval, int(elapsed / interval))
         return Outcome(
             _unleased(
                 g,
                 now,
-                now + self._scaled(delay),
+                # Polled again at the limit at the latest, so that a hang moves on time.
+                min(now + self._scaled(delay), job_started + limit),
                 progress=status.progress if status.progress is not None else g.progress,
                 provider_job_data=status.data if status.data is not None else g.provider_job_data,
                 tries=0,
@@ -209,12 +232,14 @@ class Advancer:
         """The provider accepted the job and then said it failed: submit again elsewhere
         when the failure is the provider's and retryable, else the generation fails."""
         now = self._clock()
+        ran = (now - _job_started(g, now)).total_seconds()
         attempt = Attempt(route.key, g.provider_job_id, "failed", now, error.code)
         g = replace(g, attempts=(*g.attempts, attempt))
+        if error.code not in CLIENT_ERRORS:
+            await self._circuits.undelivered(route.key, ran)
         if not error.is_retryable:
             return self.fail(g, error.code, error.message, error)
-        await self._circuits.failure(route.key)
-        if sum(1 for a in g.attempts if a.outcome == "failed") >= MAX_JOB_FAILURES:
+        if sum(1 for a in g.attempts if a.outcome in JOB_FAILED_OUTCOMES) >= MAX_JOB_FAILURES:
             return self.fail(g, error.code, error.message, error)
         resubmit = replace(
             g,
@@ -225,6 +250,39 @@ class Advancer:
             progress=0,
         )
         return self._again(resubmit, error, route)
+
+    async def _hung(self, g: Generation, route: Route, ran: timedelta) -> Outcome:
+        """The job outran its route's limit: cancel it at the provider where the API can,
+        charge the route, and move the generation to a route it has not tried while its
+        deadline leaves room; else it fails as `timeout`. The abandoned job is never polled
+        again, so a late completion of it is neither delivered nor billed."""
+        await self.cancel_at_provider(g)
+        await self._circuits.undelivered(route.key, ran.total_seconds(), outcome="timed_out")
+        now = self._clock()
+        attempt = Attempt(route.key, g.provider_job_id, "timed_out", now, "timeout")
+        g = replace(g, attempts=(*g.attempts, attempt))
+        log.info(
+            "provider_job_hung",
+            extra={
+                "generation_id": g.id,
+                "provider": route.provider,
+                "job_id": attempt.provider_job_id,
+            },
+        )
+        remaining = (g.deadline_at - now) if g.deadline_at is not None else timedelta.max
+        jobs_lost = sum(1 for a in g.attempts if a.outcome in JOB_FAILED_OUTCOMES)
+        if jobs_lost >= MAX_JOB_FAILURES or not await self._router.room_to_move(g, remaining):
+            return self.fail(g, "timeout", "the provider did not finish in time")
+        moved = replace(
+            g,
+            step=Step.SUBMIT,
+            provider_job_id=None,
+            provider_job_data={},
+            provider_request_id=None,
+            progress=0,
+            tries=0,
+        )
+        return Outcome(_unleased(moved, now, now))
 
     async def _download(
         self,
@@ -245,7 +303,7 @@ class Advancer:
                 path.unlink(missing_ok=True)
             raise
         now = self._clock()
-        await self._circuits.success(route.key)
+        await self._circuits.delivered(route.key, (now - _job_started(g, now)).total_seconds())
         billed = status.billed_seconds if status.billed_seconds is not None else info.duration
         done = _unleased(
             g,

@@ -6,6 +6,12 @@ half-open -> closed   when the probe succeeds; -> open again when it fails
 
 Auth and quota failures at a provider open the circuit at once: the route is unusable
 until a probe shows it works again.
+
+Breakers judge delivery, not acceptance: a route's success is a job that completed
+(`delivered`); a job the provider failed for its own reasons, or one that outran the route's
+limit, is a failure (`undelivered`), and so is a refused submit or poll (`failure`). A job
+the provider took is no success yet. Delivered and undelivered jobs also go into the live
+route stats (store/route_stats.py), read back through `stats()`.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from vidrouter.domain.clock import Clock
+from vidrouter.domain.routing import RouteStats
+from vidrouter.store.route_stats import COMPLETED, FAILED, RouteStatsStore
 from vidrouter.store.routes import CLOSED, RouteHealth, RouteStore
 
 
@@ -31,11 +39,17 @@ class BreakerPolicy:
     window: timedelta = timedelta(seconds=60)
     cooldown: timedelta = timedelta(seconds=30)
     probe_lease: timedelta = timedelta(seconds=120)
+    stats_window: timedelta = timedelta(hours=1)  # the sliding window of the route stats
 
 
 class Circuits:
     def __init__(
-        self, store: RouteStore, clock: Clock, policy: BreakerPolicy, cache_seconds: float = 1.0
+        self,
+        store: RouteStore,
+        clock: Clock,
+        policy: BreakerPolicy,
+        cache_seconds: float = 1.0,
+        stats: RouteStatsStore | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -43,6 +57,9 @@ class Circuits:
         self._cache_seconds = cache_seconds
         self._view: dict[str, RouteHealth] = {}
         self._read_at = float("-inf")
+        self._stats_store = stats
+        self._stats: dict[str, RouteStats] = {}
+        self._stats_read_at = float("-inf")
 
     async def view(self) -> dict[str, RouteHealth]:
         if time.monotonic() - self._read_at > self._cache_seconds:
@@ -88,6 +105,37 @@ class Circuits:
             return
         await self._store.record_success(route, now=self._clock())
         self._invalidate()
+
+    # --- delivery ---------------------------------------------------------------------------
+
+    async def delivered(self, route: str, seconds: float) -> None:
+        """A job of this route completed, `seconds` after its submit."""
+        await self.success(route)
+        await self._record(route, COMPLETED, seconds)
+
+    async def undelivered(self, route: str, seconds: float, *, outcome: str = FAILED) -> None:
+        """A job of this route failed at the provider for the provider's own reasons, or
+        outran the route's limit (`outcome="timed_out"`): a failure of the route."""
+        await self.failure(route)
+        await self._record(route, outcome, seconds)
+
+    async def _record(self, route: str, outcome: str, seconds: float) -> None:
+        if self._stats_store is None:
+            return
+        await self._stats_store.record(
+            route, outcome, max(0.0, seconds), now=self._clock(), keep=self.policy.stats_window
+        )
+        self._stats_read_at = float("-inf")
+
+    async def stats(self) -> dict[str, RouteStats]:
+        """Every route's stats over the window (read at most once per cache period)."""
+        if self._stats_store is None:
+            return {}
+        if time.monotonic() - self._stats_read_at > self._cache_seconds:
+            since = self._clock() - self.policy.stats_window
+            self._stats = await self._stats_store.summary(since=since)
+            self._stats_read_at = time.monotonic()
+        return self._stats
 
     async def seconds_until_probe(self, routes: list[str]) -> int:
         """How long until one of these open routes may be tried again (for Retry-After)."""

@@ -1,9 +1,15 @@
-"""Which route serves a generation's next submit.
+"""Which route serves a generation's next submit, and how long a route's job may run.
 
-The routes of a model come ordered by the operator's policy (priority, then price). For one
-generation, routes that already failed it come last, so a retryable failure fails over to
-the next host. A route is skipped while its circuit is open or its provider account runs
-as many jobs as its cap allows; when every route is skipped the work waits in our queue.
+The routes of a model come ordered by the generation's routing policy (domain/routing.py:
+by default the operator's priority, then price; or by observed speed or reliability), with
+the routes the policy excludes left out. For one generation, routes that already failed it
+(or hung) come last, so a retryable failure fails over to the next host; a generation routed
+with `allow_fallbacks: false` stays on the first route it was sent to. A route is skipped
+while its circuit is open or its provider account runs as many jobs as its cap allows; when
+every route is skipped the work waits in our queue.
+
+A job may run for its route's limit (`job_limit`): the provider's documented longest run,
+or, once the route has history, a multiple of its observed p95 (never less than a floor).
 
 A cap counts the jobs the store shows on the route plus the submits this process has chosen
 the route for and not yet saved (`release` ends those), so that workers choosing at once
@@ -19,14 +25,24 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 
-from vidrouter.domain.catalog import Catalog, Route
+from vidrouter.domain.catalog import Catalog, ListedModel, Route
 from vidrouter.domain.generation import Generation
-from vidrouter.engine.circuits import Circuits
+from vidrouter.domain.routing import DEFAULT_POLICY, NO_STATS, RoutingPolicy, order_routes
+from vidrouter.engine.circuits import Circuits, CircuitState
 from vidrouter.providers.registry import Providers
 from vidrouter.store.routes import RouteStore
 
-FAILED_OUTCOMES = frozenset({"submit_failed", "failed"})
+FAILED_OUTCOMES = frozenset({"submit_failed", "failed", "timed_out"})
 _BUSY_WAIT = timedelta(seconds=2)
+
+
+@dataclass(frozen=True)
+class HangPolicy:
+    """When a job has run too long on its route (see `Router.job_limit`)."""
+
+    p95_multiple: float = 3.0
+    floor: timedelta = timedelta(seconds=120)
+    min_samples: int = 5  # completed jobs in the window before the p95 is trusted
 
 
 @dataclass(frozen=True)
@@ -37,12 +53,18 @@ class RouteChoice:
 
 class Router:
     def __init__(
-        self, catalog: Catalog, providers: Providers, circuits: Circuits, routes: RouteStore
+        self,
+        catalog: Catalog,
+        providers: Providers,
+        circuits: Circuits,
+        routes: RouteStore,
+        hang: HangPolicy | None = None,
     ) -> None:
         self._catalog = catalog
         self._providers = providers
         self._circuits = circuits
         self._routes = routes
+        self.hang = hang or HangPolicy()
         self._reserved: defaultdict[str, set[str]] = defaultdict(set)  # route -> generations
         self._cap_lock = asyncio.Lock()
 
@@ -53,9 +75,9 @@ class Router:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
             return RouteChoice(None)
-        failed = self.failures_of(g)
-        ranked = sorted(enumerate(listed.routes), key=lambda p: (failed.count(p[1].key), p[0]))
-        candidates = [route for _, route in ranked]
+        candidates = await self._candidates(g, listed)
+        if not candidates:
+            return RouteChoice(None)
         for route in candidates:
             if route.max_concurrent is not None:
                 if await self._reserve(route, route.max_concurrent, g.id):
@@ -83,10 +105,57 @@ class Router:
         for held in self._reserved.values():
             held.discard(generation_id)
 
+    async def _candidates(self, g: Generation, listed: ListedModel) -> list[Route]:
+        """The routes the generation's policy allows, in the order to try them."""
+        policy = RoutingPolicy.from_json(g.routing)
+        ordered = order_routes(listed.routes, policy, await self._circuits.stats())
+        if not policy.allow_fallbacks and g.attempts:
+            first = g.attempts[0].route
+            return [r for r in ordered if r.key == first]
+        failed = self.failures_of(g)
+        ranked = sorted(enumerate(ordered), key=lambda p: (failed.count(p[1].key), p[0]))
+        return [route for _, route in ranked]
+
     def untried(self, g: Generation) -> bool:
-        """Whether some usable route has not failed this generation yet."""
+        """Whether some usable route the policy allows has not failed this generation yet."""
+        return bool(self._untried_routes(g))
+
+    def _untried_routes(self, g: Generation) -> list[Route]:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
-            return False
+            return []
+        policy = RoutingPolicy.from_json(g.routing)
+        if not policy.allow_fallbacks and g.attempts:
+            return []
         failed = set(self.failures_of(g))
-        return any(r.key not in failed for r in listed.routes)
+        return [r for r in listed.routes if policy.allows(r) and r.key not in failed]
+
+    async def room_to_move(self, g: Generation, remaining: timedelta) -> bool:
+        """Whether a generation whose job hung may move: some route its policy allows has
+        not failed it yet, and the time left before its deadline covers that route's usual
+        run (its observed p50; any time at all when it has no history)."""
+        stats = await self._circuits.stats()
+        for route in self._untried_routes(g):
+            p50 = stats.get(route.key, NO_STATS).p50_seconds
+            if remaining.total_seconds() > (p50 or 0.0):
+                return True
+        return False
+
+    async def job_limit(self, route: Route, max_wait: timedelta) -> timedelta:
+        """How long a job of this route may run: `max_wait` (the provider's documented
+        longest run) until the route has `min_samples` completed jobs in the stats window,
+        then `p95_multiple` times their p95, at least `floor` and at most `max_wait`."""
+        stats = (await self._circuits.stats()).get(route.key, NO_STATS)
+        if stats.p95_seconds is None or stats.completed < self.hang.min_samples:
+            return max_wait
+        learned = timedelta(seconds=stats.p95_seconds * self.hang.p95_multiple)
+        return min(max_wait, max(self.hang.floor, learned))
+
+    async def listed_route(self, listed: ListedModel) -> Route:
+        """The route the default policy would choose now, breakers included: the first in
+        order whose circuit is not open (the first of all when every one is)."""
+        ordered = order_routes(listed.routes, DEFAULT_POLICY, await self._circuits.stats())
+        for route in ordered:
+            if await self._circuits.state_of(route.key) is not CircuitState.OPEN:
+                return route
+        return ordered[0]

@@ -89,6 +89,8 @@ generations = Table(
     Column("deadline_at", UTCDateTime(), nullable=True),
     Column("lease_owner", String(64), nullable=True),
     Column("lease_until", UTCDateTime(), nullable=True),
+    # The request's routing policy (domain/routing.py); NULL: the default policy.
+    Column("routing", JSONText, nullable=True),
     # Work is found through this partial index only: terminal rows have no next_attempt_at.
     Index(
         "ix_generations_due",
@@ -173,4 +175,17 @@ rate_counters = Table(
     Column("name", String(100), primary_key=True),
     Column("window_start", BigInteger, nullable=False),  # unix seconds
     Column("hits", Integer, nullable=False),
+)
+
+# One row per job a route finished (completed, or failed for the provider's reasons): the
+# live route stats (store/route_stats.py) are read from a sliding window of these.
+route_outcomes = Table(
+    "route_outcomes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("route", String(300), nullable=False),
+    Column("outcome", String(16), nullable=False),  # completed | failed | timed_out
+    Column("seconds", Float, nullable=True),  # submit to completion (or to giving up)
+    Column("finished_at", UTCDateTime(), nullable=False),
+    Index("ix_route_outcomes_route_finished", "route", "finished_at"),
 )

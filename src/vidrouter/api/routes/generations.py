@@ -42,7 +42,7 @@ async def create_generation(request: Request, service: ServiceDep, key: CurrentK
     body = await json_body(request)
     idempotency_key = actions.check_idempotency_key(request.headers.get("idempotency-key"))
     req = actions.check_create(service, body)
-    await actions.ensure_servable(service, req.model)
+    await actions.ensure_servable(service, req.model, req.routing)
     await service.limiter.check_concurrency(key)
     g = await actions.accept(
         service,
