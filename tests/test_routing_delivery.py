@@ -263,13 +263,18 @@ async def test_a_hung_job_is_canceled_and_the_generation_moves_to_the_next_route
     assert len(b.accepted) == 1
 
 
+# With nowhere left to move, a job may run the provider's documented time (45 min for this
+# adapter): x 0.005 = 13.5 s here.
+LAST_ROUTE_SETTINGS: dict[str, Any] = {**HANG_SETTINGS, "provider_delay_scale": 0.005}
+
+
 async def test_a_generation_whose_every_route_hangs_fails_as_timeout(
     tmp_path: Path, database_url: str
 ) -> None:
     a = ChaosProvider(api_key=KEY)
     b = ChaosProvider(api_key=KEY)
     async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **HANG_SETTINGS
+        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **LAST_ROUTE_SETTINGS
     ) as app:
         key = await app.new_key()
         # History on both routes (b's: while a is down, generations fail over to it).
@@ -302,7 +307,7 @@ async def test_allow_fallbacks_false_keeps_a_hung_generation_on_its_route(
     a = ChaosProvider(api_key=KEY)
     b = ChaosProvider(api_key=KEY)
     async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **HANG_SETTINGS
+        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **LAST_ROUTE_SETTINGS
     ) as app:
         key = await app.new_key()
         for _ in range(2):

@@ -210,7 +210,8 @@ class Advancer:
         if status.state is JobState.CANCELED:
             return self.fail(g, "provider_error", "the provider canceled the job")
         job_started = _job_started(g, now)
-        limit = await self._router.job_limit(route, self._scaled(provider.poll_policy.max_wait))
+        max_wait = self._scaled(provider.poll_policy.max_wait)
+        limit = await self._router.limit_for(g, route, max_wait, now)
         if now - job_started >= limit:
             return await self._hung(g, route, now - job_started)
         elapsed = now - job_started

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from vidrouter.domain.catalog import Catalog, ListedModel, Route
 from vidrouter.domain.generation import Generation
@@ -150,6 +150,18 @@ class Router:
             return max_wait
         learned = timedelta(seconds=stats.p95_seconds * self.hang.p95_multiple)
         return min(max_wait, max(self.hang.floor, learned))
+
+    async def limit_for(
+        self, g: Generation, route: Route, max_wait: timedelta, now: datetime
+    ) -> timedelta:
+        """The limit of the generation's job in hand. The learned limit (`job_limit`) is a
+        reason to move, not to give up: it applies only while the generation has somewhere
+        to move to; a job with nowhere else to go may run the provider's documented time."""
+        learned = await self.job_limit(route, max_wait)
+        if learned >= max_wait:
+            return max_wait
+        remaining = g.deadline_at - now if g.deadline_at is not None else timedelta.max
+        return learned if await self.room_to_move(g, remaining) else max_wait
 
     async def listed_route(self, listed: ListedModel) -> Route:
         """The route the default policy would choose now, breakers included: the first in

@@ -1,0 +1,128 @@
+"""The live route stats and what the router makes of them: the stats window in the database
+(both databases), the job limit a route earns from its history, and the orders of the
+routing policy's sorts."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.support.harness import test_settings
+from vidrouter.domain.catalog import Route
+from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
+from vidrouter.service import Service
+
+START = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+async def service(tmp_path: Path, database_url: str) -> AsyncIterator[tuple[Service, FakeClock]]:
+    clock = FakeClock()
+    settings = test_settings(
+        tmp_path / "data",
+        database_url,
+        route_stats_window_seconds=600,
+        route_hang_min_samples=3,
+        route_hang_min_seconds=10,
+    )
+    svc = Service(settings, clock=clock)
+    await svc.open()
+    try:
+        yield svc, clock
+    finally:
+        await svc.close()
+
+
+async def test_stats_cover_the_window_and_old_rows_are_pruned(
+    service: tuple[Service, FakeClock],
+) -> None:
+    svc, clock = service
+    circuits = svc.circuits
+    await circuits.undelivered("x:old", 50.0)
+    clock.now += timedelta(minutes=5)
+    for seconds in (10.0, 20.0, 30.0, 40.0):
+        await circuits.delivered("x:a", seconds)
+    await circuits.undelivered("x:a", 99.0, outcome="timed_out")
+    stats = await circuits.stats()
+    assert stats["x:a"] == RouteStats(completed=4, failed=1, p50_seconds=20.0, p95_seconds=40.0)
+    assert stats["x:a"].success_rate == 0.8
+    assert stats["x:old"].failed == 1
+
+    # Past the window the old job no longer counts, and writing prunes a route's old rows.
+    clock.now += timedelta(minutes=6)
+    await circuits.delivered("x:old", 5.0)
+    stats = await circuits.stats()
+    assert stats["x:old"] == RouteStats(completed=1, failed=0, p50_seconds=5.0, p95_seconds=5.0)
+    assert stats["x:a"].jobs == 5
+    since_start = await svc.circuits._stats_store.summary(since=START)  # type: ignore[union-attr]
+    assert since_start["x:old"].jobs == 1  # the row of the old failure is gone
+
+
+async def test_a_route_earns_its_job_limit_from_its_history(
+    service: tuple[Service, FakeClock],
+) -> None:
+    svc, _clock = service
+    route = Route("openai_videos", "m", 0.1, name="r")
+    max_wait = timedelta(minutes=45)
+    assert await svc.router.job_limit(route, max_wait) == max_wait  # no history yet
+    for seconds in (20.0, 30.0):
+        await svc.circuits.delivered(route.key, seconds)
+    assert await svc.router.job_limit(route, max_wait) == max_wait  # too few jobs to trust
+    await svc.circuits.delivered(route.key, 40.0)
+    assert await svc.router.job_limit(route, max_wait) == timedelta(seconds=120)  # 3 x p95
+    for _ in range(100):
+        await svc.circuits.delivered(route.key, 1.0)
+    assert await svc.router.job_limit(route, max_wait) == timedelta(seconds=10)  # the floor
+    for _ in range(200):
+        await svc.circuits.delivered(route.key, 3000.0)
+    assert await svc.router.job_limit(route, max_wait) == max_wait  # never past the documented
+
+
+def test_percentiles_are_times_really_observed() -> None:
+    stats = summarise([(True, float(s)) for s in range(1, 21)] + [(False, 500.0)])
+    assert (stats.completed, stats.failed) == (20, 1)
+    assert (stats.p50_seconds, stats.p95_seconds) == (10.0, 19.0)
+    assert summarise([]) == RouteStats()
+    assert RouteStats().success_rate is None
+
+
+def test_each_sort_orders_the_routes_it_allows() -> None:
+    cheap = Route("fal", "m", 0.20)
+    middle = Route("replicate", "m", 0.24)
+    dear = Route("kling", "m", 0.28)
+    routes = [cheap, middle, dear]  # the operator's order: by price
+    stats = {
+        cheap.key: summarise([(True, 90.0), (False, None)]),
+        middle.key: summarise([(True, 40.0)]),
+        # dear: no history
+    }
+    assert order_routes(routes, RoutingPolicy(), stats) == routes
+    assert order_routes(routes, RoutingPolicy(sort="speed"), stats) == [middle, cheap, dear]
+    assert order_routes(routes, RoutingPolicy(sort="reliability"), stats) == [
+        middle,
+        cheap,
+        dear,
+    ]
+    tie = {cheap.key: summarise([(True, 40.0)]), middle.key: summarise([(True, 40.0)])}
+    assert order_routes(routes, RoutingPolicy(sort="speed"), tie) == [cheap, middle, dear]
+    assert order_routes(routes, RoutingPolicy(only=("kling", "fal")), stats) == [cheap, dear]
+    assert order_routes(routes, RoutingPolicy(ignore=("fal",)), stats) == [middle, dear]
+    capped = RoutingPolicy(sort="speed", max_price_per_second=0.24)
+    assert order_routes(routes, capped, stats) == [middle, cheap]
+
+
+def test_a_policy_survives_the_row() -> None:
+    policy = RoutingPolicy("speed", ("fal",), ("kling",), 0.3, False)
+    assert RoutingPolicy.from_json(policy.to_json()) == policy
+    assert RoutingPolicy.from_json(None) == RoutingPolicy()
