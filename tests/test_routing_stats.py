@@ -7,72 +7,57 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.support.harness import test_settings
+from tests.support.harness import running, test_settings
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
-from vidrouter.service import Service
+from vidrouter.store.route_stats import COMPLETED, FAILED, TIMED_OUT, RouteStatsStore
 
 START = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
+WINDOW = timedelta(minutes=10)
 
 
 @pytest.fixture
-async def service(tmp_path: Path, database_url: str) -> AsyncIterator[tuple[Service, FakeClock]]:
-    clock = FakeClock()
+async def service(tmp_path: Path, database_url: str) -> AsyncIterator[Any]:
+    """The service, without workers (the router and breakers are used directly)."""
     settings = test_settings(
         tmp_path / "data",
         database_url,
-        route_stats_window_seconds=600,
+        route_stats_window_seconds=WINDOW.total_seconds(),
         route_hang_min_samples=3,
         route_hang_min_seconds=10,
     )
-    svc = Service(settings, clock=clock)
-    await svc.open()
-    try:
-        yield svc, clock
-    finally:
-        await svc.close()
+    async with running(settings, workers=False) as app:
+        yield app.service
 
 
-async def test_stats_cover_the_window_and_old_rows_are_pruned(
-    service: tuple[Service, FakeClock],
-) -> None:
-    svc, clock = service
-    circuits = svc.circuits
-    await circuits.undelivered("x:old", 50.0)
-    clock.now += timedelta(minutes=5)
+async def test_stats_cover_the_window_and_old_rows_are_pruned(service: Any) -> None:
+    store = RouteStatsStore(service.db)
+    now = START
+    await store.record("x:old", FAILED, 50.0, now=now, keep=WINDOW)
+    now += timedelta(minutes=5)
     for seconds in (10.0, 20.0, 30.0, 40.0):
-        await circuits.delivered("x:a", seconds)
-    await circuits.undelivered("x:a", 99.0, outcome="timed_out")
-    stats = await circuits.stats()
+        await store.record("x:a", COMPLETED, seconds, now=now, keep=WINDOW)
+    await store.record("x:a", TIMED_OUT, 99.0, now=now, keep=WINDOW)
+    stats = await store.summary(since=now - WINDOW)
     assert stats["x:a"] == RouteStats(completed=4, failed=1, p50_seconds=20.0, p95_seconds=40.0)
     assert stats["x:a"].success_rate == 0.8
     assert stats["x:old"].failed == 1
 
     # Past the window the old job no longer counts, and writing prunes a route's old rows.
-    clock.now += timedelta(minutes=6)
-    await circuits.delivered("x:old", 5.0)
-    stats = await circuits.stats()
+    now += timedelta(minutes=6)
+    await store.record("x:old", COMPLETED, 5.0, now=now, keep=WINDOW)
+    stats = await store.summary(since=now - WINDOW)
     assert stats["x:old"] == RouteStats(completed=1, failed=0, p50_seconds=5.0, p95_seconds=5.0)
     assert stats["x:a"].jobs == 5
-    since_start = await svc.circuits._stats_store.summary(since=START)  # type: ignore[union-attr]
-    assert since_start["x:old"].jobs == 1  # the row of the old failure is gone
+    assert (await store.summary(since=START))["x:old"].jobs == 1  # the old row is gone
 
 
-async def test_a_route_earns_its_job_limit_from_its_history(
-    service: tuple[Service, FakeClock],
-) -> None:
-    svc, _clock = service
+async def test_a_route_earns_its_job_limit_from_its_history(service: Any) -> None:
+    svc = service
     route = Route("openai_videos", "m", 0.1, name="r")
     max_wait = timedelta(minutes=45)
     assert await svc.router.job_limit(route, max_wait) == max_wait  # no history yet

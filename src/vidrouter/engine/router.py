@@ -27,7 +27,13 @@ from datetime import datetime, timedelta
 
 from vidrouter.domain.catalog import Catalog, ListedModel, Route
 from vidrouter.domain.generation import Generation
-from vidrouter.domain.routing import DEFAULT_POLICY, NO_STATS, RoutingPolicy, order_routes
+from vidrouter.domain.routing import (
+    DEFAULT_POLICY,
+    NO_STATS,
+    RouteStats,
+    RoutingPolicy,
+    order_routes,
+)
 from vidrouter.engine.circuits import Circuits, CircuitState
 from vidrouter.providers.registry import Providers
 from vidrouter.store.routes import RouteStore
@@ -163,11 +169,32 @@ class Router:
         remaining = g.deadline_at - now if g.deadline_at is not None else timedelta.max
         return learned if await self.room_to_move(g, remaining) else max_wait
 
-    async def listed_route(self, listed: ListedModel) -> Route:
-        """The route the default policy would choose now, breakers included: the first in
-        order whose circuit is not open (the first of all when every one is)."""
-        ordered = order_routes(listed.routes, DEFAULT_POLICY, await self._circuits.stats())
-        for route in ordered:
-            if await self._circuits.state_of(route.key) is not CircuitState.OPEN:
-                return route
-        return ordered[0]
+
+# --- what a model's routes look like now (GET /v1/models) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class RouteReport:
+    route: Route
+    state: CircuitState
+    stats: RouteStats
+
+
+async def chosen_now(circuits: Circuits, model: ListedModel) -> Route:
+    """The route the default policy would choose now, breakers included: the first in
+    order whose circuit is not open (the first of all when every one is). Its price is the
+    model's listed price."""
+    ordered = order_routes(model.routes, DEFAULT_POLICY, await circuits.stats())
+    for route in ordered:
+        if await circuits.state_of(route.key) is not CircuitState.OPEN:
+            return route
+    return ordered[0]
+
+
+async def route_reports(circuits: Circuits, model: ListedModel) -> list[RouteReport]:
+    """Every usable route of the model in default order, with its breaker and its stats."""
+    stats = await circuits.stats()
+    return [
+        RouteReport(route, await circuits.state_of(route.key), stats.get(route.key, NO_STATS))
+        for route in order_routes(model.routes, DEFAULT_POLICY, stats)
+    ]

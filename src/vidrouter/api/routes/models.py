@@ -7,7 +7,6 @@ included; the item also shows every usable route with its state and live stats
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
@@ -16,9 +15,9 @@ from vidrouter.api.deps import CurrentKey, ServiceDep
 from vidrouter.api.schemas import ERRORS, ModelList, ModelOut
 from vidrouter.domain.catalog import ListedModel
 from vidrouter.domain.errors import NotFound
-from vidrouter.domain.representation import model_object
-from vidrouter.domain.routing import DEFAULT_POLICY, NO_STATS, order_routes
+from vidrouter.domain.representation import model_object, route_object
 from vidrouter.engine.circuits import CircuitState
+from vidrouter.engine.router import chosen_now, route_reports
 from vidrouter.service import Service
 
 router = APIRouter(prefix="/v1/models", tags=["models"])
@@ -48,40 +47,18 @@ async def get_model(model_id: str, service: ServiceDep, _key: CurrentKey) -> JSO
         )
     model = await _as_priced_now(service, listed)
     body = model_object(model, with_object=True, status=await _status(service, model))
-    body["routes"] = await _routes(service, listed)
+    body["routes"] = [
+        route_object(r.route, ROUTE_STATES[r.state], r.stats)
+        for r in await route_reports(service.circuits, listed)
+    ]
     return JSONResponse(body)
 
 
 async def _as_priced_now(service: Service, model: ListedModel) -> ListedModel:
     """The model with the route the default policy would choose now first, so that its
     price is the one a generation created now would pay."""
-    chosen = await service.router.listed_route(model)
+    chosen = await chosen_now(service.circuits, model)
     return replace(model, routes=(chosen, *(r for r in model.routes if r is not chosen)))
-
-
-async def _routes(service: Service, model: ListedModel) -> list[dict[str, Any]]:
-    stats = await service.circuits.stats()
-    out = []
-    for route in order_routes(model.routes, DEFAULT_POLICY, stats):
-        seen = stats.get(route.key, NO_STATS)
-        rate = seen.success_rate
-        out.append(
-            {
-                "provider": route.provider,
-                "price_per_second": route.price_per_second,
-                "state": ROUTE_STATES[await service.circuits.state_of(route.key)],
-                "success_rate": round(rate, 4) if rate is not None else None,
-                "p50_seconds": _seconds(seen.p50_seconds),
-                "p95_seconds": _seconds(seen.p95_seconds),
-                "completed": seen.completed,
-                "failed": seen.failed,
-            }
-        )
-    return out
-
-
-def _seconds(value: float | None) -> float | None:
-    return round(value, 3) if value is not None else None
 
 
 async def _status(service: Service, model: ListedModel) -> str:
