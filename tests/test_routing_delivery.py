@@ -319,3 +319,27 @@ async def test_allow_fallbacks_false_keeps_a_hung_generation_on_its_route(
         assert done["routing"]["allow_fallbacks"] is False
         assert [o for _, o in await served_by(app, done["id"])] == ["submitted", "timed_out"]
     assert b.accepted == []
+
+
+async def test_a_slow_job_with_nowhere_to_move_is_not_cut_short(
+    tmp_path: Path, database_url: str
+) -> None:
+    # One route: its learned limit (3 x a p95 of a fraction of a second) would abandon a
+    # slower job, but with nowhere to move it may run the documented 13.5 s.
+    a = ChaosProvider(api_key=KEY)
+    async with chaos_service(
+        tmp_path, database_url, {"a": (a, 0.05)}, **LAST_ROUTE_SETTINGS
+    ) as app:
+        key = await app.new_key()
+        for _ in range(2):
+            assert (await generate(app, key))["status"] == "completed"
+        route = app.service.catalog.get(MODEL).routes[0]  # type: ignore[union-attr]
+        documented = app.service.providers.get(ADAPTER).poll_policy.max_wait * 0.005
+        learned = await app.service.router.job_limit(route, documented)
+        assert learned.total_seconds() < 2.0 < documented.total_seconds()
+
+        a.job_seconds = 3.0
+        done = await generate(app, key)
+        assert done["status"] == "completed", done
+        assert [o for _, o in await served_by(app, done["id"])] == ["submitted", "completed"]
+    assert a.deleted == []

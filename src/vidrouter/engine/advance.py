@@ -272,7 +272,9 @@ class Advancer:
         )
         remaining = (g.deadline_at - now) if g.deadline_at is not None else timedelta.max
         jobs_lost = sum(1 for a in g.attempts if a.outcome in JOB_FAILED_OUTCOMES)
-        if jobs_lost >= MAX_JOB_FAILURES or not await self._router.room_to_move(g, remaining):
+        if jobs_lost >= MAX_JOB_FAILURES or not await self._router.room_to_move(
+            g, remaining, leaving=route.key
+        ):
             return self.fail(g, "timeout", "the provider did not finish in time")
         moved = replace(
             g,

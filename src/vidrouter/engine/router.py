@@ -126,7 +126,7 @@ class Router:
         """Whether some usable route the policy allows has not failed this generation yet."""
         return bool(self._untried_routes(g))
 
-    def _untried_routes(self, g: Generation) -> list[Route]:
+    def _untried_routes(self, g: Generation, leaving: str | None = None) -> list[Route]:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
             return []
@@ -134,14 +134,20 @@ class Router:
         if not policy.allow_fallbacks and g.attempts:
             return []
         failed = set(self.failures_of(g))
-        return [r for r in listed.routes if policy.allows(r) and r.key not in failed]
+        return [
+            r
+            for r in listed.routes
+            if policy.allows(r) and r.key not in failed and r.key != leaving
+        ]
 
-    async def room_to_move(self, g: Generation, remaining: timedelta) -> bool:
-        """Whether a generation whose job hung may move: some route its policy allows has
-        not failed it yet, and the time left before its deadline covers that route's usual
-        run (its observed p50; any time at all when it has no history)."""
+    async def room_to_move(
+        self, g: Generation, remaining: timedelta, leaving: str | None = None
+    ) -> bool:
+        """Whether a generation whose job hung (on route `leaving`) may move: some other
+        route its policy allows has not failed it yet, and the time left before its deadline
+        covers that route's usual run (its observed p50; any time at all with no history)."""
         stats = await self._circuits.stats()
-        for route in self._untried_routes(g):
+        for route in self._untried_routes(g, leaving):
             p50 = stats.get(route.key, NO_STATS).p50_seconds
             if remaining.total_seconds() > (p50 or 0.0):
                 return True
@@ -167,7 +173,8 @@ class Router:
         if learned >= max_wait:
             return max_wait
         remaining = g.deadline_at - now if g.deadline_at is not None else timedelta.max
-        return learned if await self.room_to_move(g, remaining) else max_wait
+        movable = await self.room_to_move(g, remaining, leaving=route.key)
+        return learned if movable else max_wait
 
 
 # --- what a model's routes look like now (GET /v1/models) ---------------------------------------
