@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.responses import JSONResponse, Response
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.chaos import ChaosProvider
@@ -343,3 +344,54 @@ async def test_a_slow_job_with_nowhere_to_move_is_not_cut_short(
         assert done["status"] == "completed", done
         assert [o for _, o in await served_by(app, done["id"])] == ["submitted", "completed"]
     assert a.deleted == []
+
+
+class UncancelableChaos(ChaosProvider):
+    """A chaos provider whose API cannot cancel: DELETE is refused and the job runs on."""
+
+    def _delete(self, video_id: str) -> Response:
+        self.deleted.append(f"refused:{video_id}")
+        body = {"error": {"message": "Videos cannot be deleted while they run.", "type": "x"}}
+        return JSONResponse(body, status_code=409)
+
+
+async def test_a_late_completion_of_an_abandoned_job_is_ignored_and_not_billed(
+    tmp_path: Path, database_url: str
+) -> None:
+    a = UncancelableChaos(api_key=KEY)
+    b = ChaosProvider(api_key=KEY)
+    async with chaos_service(
+        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **HANG_SETTINGS
+    ) as app:
+        key = await app.new_key()
+        for _ in range(2):
+            assert (await generate(app, key))["status"] == "completed"
+        a.job_seconds = 3600.0
+        done = await generate(app, key)
+        assert done["status"] == "completed", done
+        [abandoned] = a.accepted_for(done["id"])
+        assert a.deleted == [f"refused:{abandoned.job_id}"]  # tried, and the API said no
+
+        # The abandoned job may now finish at a: nothing asks it, nothing bills it.
+        a.job_seconds = 0.0
+        calls = a.requests
+        await asyncio.sleep(1.0)  # room for a poll of the abandoned job, were one coming
+        assert a.requests == calls
+        again = (await app.get(key, done["id"])).json()
+        assert (
+            again["cost"]
+            == done["cost"]
+            == {
+                "amount": round(DURATION * 0.08, 6),
+                "currency": "USD",
+            }
+        )
+        assert [x["outcome"] for x in again["attempts"]] == [
+            "submitted",
+            "timed_out",
+            "submitted",
+            "completed",
+        ]
+        usage = (await app.client.get("/v1/usage", headers=app.auth(key))).json()
+        assert usage["total"]["completed"] == 3
+        assert usage["total"]["cost"]["amount"] == round(DURATION * (0.05 * 2 + 0.08), 6)
