@@ -213,6 +213,15 @@ async def test_a_policy_that_leaves_no_route_is_a_400_before_any_provider_is_cal
                     code,
                     param,
                 ), routing
+        # A form (what the OpenAI SDK sends) carries the policy as JSON text.
+        for text, code, param in [
+            ("{not json", "parameter_invalid_type", "routing"),
+            ('{"only": ["nope"]}', "provider_unknown", "routing.only"),
+        ]:
+            form = {"model": MODEL, "prompt": "a fox", "routing": text}
+            r = await app.client.post("/v1/videos", data=form, headers=app.auth(key))
+            assert r.status_code == 400, r.text
+            assert (r.json()["error"]["code"], r.json()["error"]["param"]) == (code, param)
         listed = await app.client.get("/v1/generations", headers=app.auth(key))
         assert listed.json()["data"] == []
         assert hosts.untouched()
@@ -232,6 +241,12 @@ async def test_a_policy_that_leaves_no_route_is_a_400_before_any_provider_is_cal
         done = await app.wait_for(key, video.json()["id"], timeout=60)
         assert (done["status"], done["route"]) == ("completed", "kling"), done
         assert done["routing"]["only"] == ["kling"]
+        form = {"model": MODEL, "prompt": "a fox", "seconds": "5"}
+        form["routing"] = '{"ignore": ["fal", "kling"]}'
+        video = await app.client.post("/v1/videos", data=form, headers=app.auth(key))
+        assert video.status_code == 200, video.text
+        done = await app.wait_for(key, video.json()["id"], timeout=60)
+        assert (done["status"], done["route"]) == ("completed", "replicate"), done
 
 
 async def test_sort_speed_picks_the_faster_route_once_each_has_history(
