@@ -14,6 +14,7 @@ import pytest
 from tests.support.harness import running, test_settings
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
+from vidrouter.engine.circuits import CircuitState
 from vidrouter.store.route_stats import COMPLETED, FAILED, TIMED_OUT, RouteStatsStore
 
 START = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -111,3 +112,27 @@ def test_a_policy_survives_the_row() -> None:
     policy = RoutingPolicy("speed", ("fal",), ("kling",), 0.3, False)
     assert RoutingPolicy.from_json(policy.to_json()) == policy
     assert RoutingPolicy.from_json(None) == RoutingPolicy()
+
+
+async def test_an_accepted_call_ends_a_run_of_refusals_but_not_of_lost_jobs(
+    service: Any,
+) -> None:
+    circuits = service.circuits
+    threshold = circuits.policy.threshold
+    for _ in range(3):  # refused calls, each run ended by an accepted one: never opens
+        for _ in range(threshold - 1):
+            await circuits.failure("x:refusing")
+        await circuits.answered("x:refusing")
+    assert await circuits.state_of("x:refusing") is CircuitState.CLOSED
+
+    for _ in range(threshold - 1):  # jobs accepted, then lost: acceptance resets nothing
+        await circuits.answered("x:losing")
+        await circuits.undelivered("x:losing", 5.0)
+    await circuits.answered("x:losing")
+    assert await circuits.state_of("x:losing") is CircuitState.CLOSED
+    await circuits.undelivered("x:losing", 5.0)
+    assert await circuits.state_of("x:losing") is CircuitState.OPEN
+    await circuits.answered("x:losing")  # a probe's accepted submit proves nothing
+    assert await circuits.state_of("x:losing") is CircuitState.OPEN
+    await circuits.delivered("x:losing", 5.0)  # a completed job does
+    assert await circuits.state_of("x:losing") is CircuitState.CLOSED

@@ -162,7 +162,9 @@ class Advancer:
             attempt = Attempt(route.key, None, "submit_failed", now, exc.code)
             return await self._after_error(replace(g, attempts=(*g.attempts, attempt)), exc, route)
         now = self._clock()
-        # Accepted is not delivered: the route is judged when the job ends (see _download).
+        # Accepted is not delivered: it ends a run of refused calls, but the route is judged
+        # when the job ends (see _download).
+        await self._circuits.answered(route.key)
         log.info(
             "generation_submitted",
             extra={"generation_id": g.id, "provider": route.provider, "job_id": job.id},

@@ -9,8 +9,9 @@ until a probe shows it works again.
 
 Breakers judge delivery, not acceptance: a route's success is a job that completed
 (`delivered`); a job the provider failed for its own reasons, or one that outran the route's
-limit, is a failure (`undelivered`), and so is a refused submit or poll (`failure`). A job
-the provider took is no success yet. Delivered and undelivered jobs also go into the live
+limit, is a lost job (`undelivered`), and a refused submit or poll is a failure (`failure`).
+A job the provider took (`answered`) is no success: it only ends a run of refused calls, and
+leaves the lost jobs counted (store/routes.py keeps the two counts). Delivered and undelivered jobs also go into the live
 route stats (store/route_stats.py), read back through `stats()`.
 """
 
@@ -92,16 +93,31 @@ class Circuits:
         self._invalidate()
         return taken
 
-    async def failure(self, route: str, *, fatal: bool = False) -> None:
+    async def failure(self, route: str, *, fatal: bool = False, lost_job: bool = False) -> None:
         threshold = 1 if fatal else self.policy.threshold
         await self._store.record_failure(
-            route, now=self._clock(), window=self.policy.window, threshold=threshold
+            route,
+            now=self._clock(),
+            window=self.policy.window,
+            threshold=threshold,
+            lost_job=lost_job,
         )
+        self._invalidate()
+
+    async def answered(self, route: str) -> None:
+        """The route accepted a call (e.g. a submit): its refused calls no longer run in a
+        row. Not a success: a circuit is closed only by a completed job."""
+        health = (await self.view()).get(route)
+        if health is None or health.state != CLOSED or health.failures == 0:
+            return
+        await self._store.record_answered(route, now=self._clock())
         self._invalidate()
 
     async def success(self, route: str) -> None:
         health = (await self.view()).get(route)
-        if health is None or (health.state == CLOSED and health.failures == 0):
+        if health is None or (
+            health.state == CLOSED and health.failures == 0 and health.job_failures == 0
+        ):
             return
         await self._store.record_success(route, now=self._clock())
         self._invalidate()
@@ -116,7 +132,7 @@ class Circuits:
     async def undelivered(self, route: str, seconds: float, *, outcome: str = FAILED) -> None:
         """A job of this route failed at the provider for the provider's own reasons, or
         outran the route's limit (`outcome="timed_out"`): a failure of the route."""
-        await self.failure(route)
+        await self.failure(route, lost_job=True)
         await self._record(route, outcome, seconds)
 
     async def _record(self, route: str, outcome: str, seconds: float) -> None:

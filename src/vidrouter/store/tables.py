@@ -142,6 +142,9 @@ route_health = Table(
     Column("route", String(300), primary_key=True),  # "<provider>:<provider model>"
     Column("state", String(16), nullable=False),  # closed | open
     Column("failures", Integer, nullable=False, server_default=text("0")),
+    # Jobs the route accepted and then lost (failed at the provider, or hung): reset only by
+    # a completed job, where `failures` (refused calls) is reset by any accepted call too.
+    Column("job_failures", Integer, nullable=False, server_default=text("0")),
     Column("window_started_at", UTCDateTime(), nullable=True),
     Column("opened_at", UTCDateTime(), nullable=True),
     Column("probe_until", UTCDateTime(), nullable=True),  # a half-open probe is in flight

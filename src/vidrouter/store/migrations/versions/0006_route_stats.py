@@ -1,4 +1,5 @@
-"""Route stats (one row per job a route finished) and the routing policy of a generation.
+"""Route stats (one row per job a route finished), the lost jobs a breaker counts, and the
+routing policy of a generation.
 
 Revision ID: 0006
 Revises: 0004 (h5's 0005 goes in between at merge: only `down_revision` changes)
@@ -30,9 +31,15 @@ def upgrade() -> None:
     op.create_index("ix_route_outcomes_route_finished", "route_outcomes", ["route", "finished_at"])
     with op.batch_alter_table("generations") as batch:
         batch.add_column(sa.Column("routing", JSONText(), nullable=True))
+    with op.batch_alter_table("route_health") as batch:
+        batch.add_column(
+            sa.Column("job_failures", sa.Integer, nullable=False, server_default=sa.text("0"))
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("route_health") as batch:
+        batch.drop_column("job_failures")
     with op.batch_alter_table("generations") as batch:
         batch.drop_column("routing")
     op.drop_index("ix_route_outcomes_route_finished", table_name="route_outcomes")
