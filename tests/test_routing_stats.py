@@ -15,7 +15,13 @@ from tests.support.harness import running, test_settings
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
 from vidrouter.engine.circuits import CircuitState
-from vidrouter.store.route_stats import COMPLETED, FAILED, TIMED_OUT, RouteStatsStore
+from vidrouter.store.route_stats import (
+    COMPLETED,
+    FAILED,
+    MAX_SAMPLES,
+    TIMED_OUT,
+    RouteStatsStore,
+)
 
 START = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 WINDOW = timedelta(minutes=10)
@@ -136,3 +142,15 @@ async def test_an_accepted_call_ends_a_run_of_refusals_but_not_of_lost_jobs(
     assert await circuits.state_of("x:losing") is CircuitState.OPEN
     await circuits.delivered("x:losing", 5.0)  # a completed job does
     assert await circuits.state_of("x:losing") is CircuitState.CLOSED
+
+
+async def test_a_busy_route_is_judged_on_its_latest_jobs(service: Any) -> None:
+    store = RouteStatsStore(service.db)
+    now = START
+    for _ in range(MAX_SAMPLES):
+        await store.record("x:busy", COMPLETED, 1.0, now=now, keep=WINDOW)
+    now += timedelta(seconds=1)
+    for _ in range(10):
+        await store.record("x:busy", FAILED, 9.0, now=now, keep=WINDOW)
+    stats = (await store.summary(since=START))["x:busy"]
+    assert (stats.completed, stats.failed) == (MAX_SAMPLES - 10, 10)

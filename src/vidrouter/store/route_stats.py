@@ -5,7 +5,9 @@ themselves (counters would need a histogram and still only give bucket edges), a
 INSERT is the cheapest write there is: no row that every process updates, so no lock
 contention on a hot counter row. The window is kept short by deleting a route's rows older
 than the window in the same transaction (an index range scan that touches the one or two
-rows that aged out since the last job). Readers cache the summary for a second or two.
+rows that aged out since the last job). Reads take at most the last `MAX_SAMPLES` jobs of
+each route in the window, so a busy route costs a bounded read, and readers cache the
+summary for a second or two.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 
 from vidrouter.domain.routing import RouteStats, summarise
 from vidrouter.store.database import Database
 from vidrouter.store.tables import route_outcomes
 
 COMPLETED, FAILED, TIMED_OUT = "completed", "failed", "timed_out"
+MAX_SAMPLES = 1000  # per route: plenty for a p95, and a bounded read however busy it is
 
 
 class RouteStatsStore:
@@ -44,11 +47,22 @@ class RouteStatsStore:
 
     async def summary(self, *, since: datetime) -> dict[str, RouteStats]:
         """Every route's stats over the jobs finished since `since`."""
+        t = route_outcomes
+        newest_first = (
+            func.row_number()
+            .over(partition_by=t.c.route, order_by=(t.c.finished_at.desc(), t.c.id.desc()))
+            .label("n")
+        )
+        recent = (
+            select(t.c.route, t.c.outcome, t.c.seconds, newest_first)
+            .where(t.c.finished_at >= since)
+            .subquery()
+        )
         async with self._db.read() as conn:
             rows = await conn.execute(
-                select(
-                    route_outcomes.c.route, route_outcomes.c.outcome, route_outcomes.c.seconds
-                ).where(route_outcomes.c.finished_at >= since)
+                select(recent.c.route, recent.c.outcome, recent.c.seconds).where(
+                    recent.c.n <= MAX_SAMPLES
+                )
             )
             per_route: defaultdict[str, list[tuple[bool, float | None]]] = defaultdict(list)
             for route, outcome, seconds in rows:
