@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.harness import running, test_settings
+from tests.test_routing_delivery import KEY, KEY_ENV, model_item, route_key, write_catalog
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
 from vidrouter.engine.circuits import CircuitState
@@ -154,3 +155,31 @@ async def test_a_busy_route_is_judged_on_its_latest_jobs(service: Any) -> None:
         await store.record("x:busy", FAILED, 9.0, now=now, keep=WINDOW)
     stats = (await store.summary(since=START))["x:busy"]
     assert (stats.completed, stats.failed) == (MAX_SAMPLES - 10, 10)
+
+
+async def test_every_process_sees_the_stats_and_the_price_they_make(
+    tmp_path: Path, database_url: str
+) -> None:
+    # Two processes' services on one database: what one learns, the other lists.
+    catalog = write_catalog(
+        tmp_path / "operator.toml",
+        [("a", "http://127.0.0.1:9", 0.05), ("b", "http://127.0.0.1:9", 0.08)],
+    )
+
+    def settings(name: str) -> Any:
+        return test_settings(tmp_path / name, database_url, environ={KEY_ENV: KEY}, catalog=catalog)
+
+    async with (
+        running(settings("one"), workers=False) as one,
+        running(settings("two"), workers=False) as two,
+    ):
+        for _ in range(one.service.circuits.policy.threshold):
+            await one.service.circuits.undelivered(route_key("a"), 30.0)
+        await one.service.circuits.delivered(route_key("b"), 12.0)
+        key = await two.new_key()
+        item = await model_item(two, key)
+        assert item["pricing"]["per_second"] == 0.08  # a's breaker is open, for both
+        assert [
+            (r["price_per_second"], r["state"], r["completed"], r["failed"], r["p50_seconds"])
+            for r in item["routes"]
+        ] == [(0.05, "unavailable", 0, 5, None), (0.08, "available", 1, 0, 12.0)]
