@@ -7,7 +7,7 @@ provider after, sends the next submit to a route that has not failed this genera
 (at once) or, when all have, back round them with backoff. The user's own errors (content
 policy, invalid input) fail at once. A job the provider accepted is polled to its end: it
 is submitted again elsewhere only when the provider said it failed, or when it outran its
-route's limit (`Router.job_limit`): then it is canceled at the provider where the API can,
+route's limit (`Router.limit_for`): then it is canceled at the provider where the API can,
 and the generation moves to a route it has not tried while its deadline leaves room.
 
 Breakers and route stats judge delivery (engine/circuits.py): an accepted submit is no
@@ -22,25 +22,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from vidrouter.domain.catalog import Catalog, Route
 from vidrouter.domain.clock import Clock
-from vidrouter.domain.generation import Attempt, Generation, GenerationError, Status, Step
+from vidrouter.domain.generation import Attempt, Generation, Status, Step
+from vidrouter.engine import transitions as t
 from vidrouter.engine.backoff import poll_delay, retry_delay
 from vidrouter.engine.circuits import Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.results import ResultFetcher, inspect_and_normalise
 from vidrouter.engine.router import Router
 from vidrouter.providers.base import (
-    AuthFailed,
     JobState,
     Provider,
     ProviderError,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    RateLimited,
+    ProviderTimeout,
 )
 from vidrouter.providers.registry import Providers
 from vidrouter.storage.base import BlobStorage
@@ -50,13 +49,9 @@ from vidrouter.webhooks.outbox import deliveries_for
 
 log = logging.getLogger(__name__)
 
-MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
-# Jobs a provider accepted and then failed (or that hung): each may have cost money, so few
-# are tried.
-MAX_JOB_FAILURES = 3
-JOB_FAILED_OUTCOMES = frozenset({"failed", "timed_out"})
-# A job failed for these reasons is the client's doing: the route delivered what it could.
-CLIENT_ERRORS = frozenset({"content_policy", "invalid_input"})
+# Re-exported: the limits are the transitions', tests and tools read them here.
+MAX_TRIES = t.MAX_TRIES
+MAX_JOB_FAILURES = t.MAX_JOB_FAILURES
 
 
 @dataclass(frozen=True)
@@ -64,21 +59,6 @@ class Outcome:
     generation: Generation
     deliveries: list[Delivery] = field(default_factory=list)
     cleanup: Path | None = None  # a file to remove once the new row is saved
-
-
-def _job_started(g: Generation, now: datetime) -> datetime:
-    """When the job in hand was submitted: its `submitted` attempt (the last one)."""
-    for attempt in reversed(g.attempts):
-        if attempt.outcome == "submitted":
-            return attempt.at
-    return g.started_at or now
-
-
-def _unleased(g: Generation, now: datetime, next_at: datetime | None, **changes: Any) -> Generation:
-    """The row with changes, due again at `next_at` (None: never), its lease given back."""
-    return replace(
-        g, updated_at=now, next_attempt_at=next_at, lease_owner=None, lease_until=None, **changes
-    )
 
 
 class Advancer:
@@ -105,6 +85,7 @@ class Advancer:
         self._fetcher = fetcher
         self._clock = clock
         self._scale = delay_scale
+        self._pacing = t.Pacing(scale=delay_scale)
         self._callback_url = callback_url
         self._inputs = inputs
 
@@ -130,11 +111,11 @@ class Advancer:
                 image_url = await self._inputs.for_provider(g.id, image_url, self._clock())
             except ProviderError as exc:
                 # The user's image, not a route, failed: no circuit counts it.
-                if not exc.is_retryable or g.tries + 1 >= MAX_TRIES:
+                if not exc.is_retryable or g.tries + 1 >= t.MAX_TRIES:
                     return self.fail(g, "invalid_input", f"image_url: {exc.message}", exc)
                 now = self._clock()
                 delay = self._scaled(retry_delay(g.tries, None))
-                return Outcome(_unleased(g, now, now + delay, tries=g.tries + 1))
+                return Outcome(t.unleased(g, now, now + delay, tries=g.tries + 1))
         choice = await self._router.choose(g)
         if choice.route is None:
             if choice.wait is None:
@@ -142,7 +123,7 @@ class Advancer:
                     g, "model_unavailable", f"model {g.model} has no usable route on this server"
                 )
             now = self._clock()
-            return Outcome(_unleased(g, now, now + self._scaled(choice.wait)))
+            return Outcome(t.unleased(g, now, now + self._scaled(choice.wait)))
         route = choice.route
         provider = self._providers.get(route.provider)
         request = ProviderRequest(
@@ -170,7 +151,7 @@ class Advancer:
             extra={"generation_id": g.id, "provider": route.provider, "job_id": job.id},
         )
         return Outcome(
-            _unleased(
+            t.unleased(
                 g,
                 now,
                 now + self._scaled(provider.poll_policy.first_poll),
@@ -211,16 +192,16 @@ class Advancer:
             return await self._job_failed(g, error, route)
         if status.state is JobState.CANCELED:
             return self.fail(g, "provider_error", "the provider canceled the job")
-        job_started = _job_started(g, now)
+        job_started = t.job_started(g, now)
         max_wait = self._scaled(provider.poll_policy.max_wait)
         limit = await self._router.limit_for(g, route, max_wait, now)
         if now - job_started >= limit:
-            return await self._hung(g, route, now - job_started)
+            return await self._hung(g, route, now)
         elapsed = now - job_started
         interval = provider.poll_policy.interval
         delay = poll_delay(interval, provider.poll_policy.max_interval, int(elapsed / interval))
         return Outcome(
-            _unleased(
+            t.unleased(
                 g,
                 now,
                 # Polled again at the limit at the latest, so that a hang moves on time.
@@ -230,64 +211,6 @@ class Advancer:
                 tries=0,
             )
         )
-
-    async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
-        """The provider accepted the job and then said it failed: submit again elsewhere
-        when the failure is the provider's and retryable, else the generation fails."""
-        now = self._clock()
-        ran = (now - _job_started(g, now)).total_seconds()
-        attempt = Attempt(route.key, g.provider_job_id, "failed", now, error.code)
-        g = replace(g, attempts=(*g.attempts, attempt))
-        if error.code not in CLIENT_ERRORS:
-            await self._circuits.undelivered(route.key, ran)
-        if not error.is_retryable:
-            return self.fail(g, error.code, error.message, error)
-        if sum(1 for a in g.attempts if a.outcome in JOB_FAILED_OUTCOMES) >= MAX_JOB_FAILURES:
-            return self.fail(g, error.code, error.message, error)
-        resubmit = replace(
-            g,
-            step=Step.SUBMIT,
-            provider_job_id=None,
-            provider_job_data={},
-            provider_error_code=error.provider_code or g.provider_error_code,
-            progress=0,
-        )
-        return self._again(resubmit, error, route)
-
-    async def _hung(self, g: Generation, route: Route, ran: timedelta) -> Outcome:
-        """The job outran its route's limit: cancel it at the provider where the API can,
-        charge the route, and move the generation to a route it has not tried while its
-        deadline leaves room; else it fails as `timeout`. The abandoned job is never polled
-        again, so a late completion of it is neither delivered nor billed."""
-        await self.cancel_at_provider(g)
-        await self._circuits.undelivered(route.key, ran.total_seconds(), outcome="timed_out")
-        now = self._clock()
-        attempt = Attempt(route.key, g.provider_job_id, "timed_out", now, "timeout")
-        g = replace(g, attempts=(*g.attempts, attempt))
-        log.info(
-            "provider_job_hung",
-            extra={
-                "generation_id": g.id,
-                "provider": route.provider,
-                "job_id": attempt.provider_job_id,
-            },
-        )
-        remaining = (g.deadline_at - now) if g.deadline_at is not None else timedelta.max
-        jobs_lost = sum(1 for a in g.attempts if a.outcome in JOB_FAILED_OUTCOMES)
-        if jobs_lost >= MAX_JOB_FAILURES or not await self._router.room_to_move(
-            g, remaining, leaving=route.key
-        ):
-            return self.fail(g, "timeout", "the provider did not finish in time")
-        moved = replace(
-            g,
-            step=Step.SUBMIT,
-            provider_job_id=None,
-            provider_job_data={},
-            provider_request_id=None,
-            progress=0,
-            tries=0,
-        )
-        return Outcome(_unleased(moved, now, now))
 
     async def _download(
         self,
@@ -308,9 +231,9 @@ class Advancer:
                 path.unlink(missing_ok=True)
             raise
         now = self._clock()
-        await self._circuits.delivered(route.key, (now - _job_started(g, now)).total_seconds())
+        await self._circuits.delivered(route.key, (now - t.job_started(g, now)).total_seconds())
         billed = status.billed_seconds if status.billed_seconds is not None else info.duration
-        done = _unleased(
+        done = t.unleased(
             g,
             now,
             None,
@@ -339,49 +262,61 @@ class Advancer:
             return None
         return next((r for r in spec.routes if r.key == g.route), None)
 
-    # --- outcomes ---------------------------------------------------------------------------
+    # --- outcomes: the decisions are transitions'; here their effects are applied ---------
 
-    async def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
-        """A provider call raised. The user's errors fail the generation; the provider's
-        (retryable, or our credentials refused) count against the route and are tried again."""
-        if isinstance(exc, AuthFailed):
+    async def _apply(
+        self, decision: t.Decision, route: Route, exc: ProviderError, ran: float = 0.0
+    ) -> Outcome:
+        """`ran`: seconds the job in hand ran, for the route stats of a lost job."""
+        if decision.circuit is t.CircuitEffect.FATAL:
             await self._circuits.failure(route.key, fatal=True)
-            if g.step is Step.SUBMIT and self._router.untried(g):
-                return self._again(g, exc, route)
-            return self.fail(g, exc.code, exc.message, exc)
-        if not exc.is_retryable:
-            return self.fail(g, exc.code, exc.message, exc)
-        await self._circuits.failure(route.key)
-        return self._again(g, exc, route)
-
-    def _again(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
-        now = self._clock()
-        if g.tries + 1 >= MAX_TRIES:
-            return self.fail(g, exc.code, exc.message, exc)
-        if g.step is Step.SUBMIT and self._router.untried(g):
-            delay = timedelta(0)  # fail over to the next route at once
-        else:
-            retry_after = exc.retry_after if isinstance(exc, RateLimited) else None
-            delay = self._scaled(retry_delay(g.tries, retry_after))
+        elif decision.circuit is t.CircuitEffect.FAILURE:
+            await self._circuits.failure(route.key)
+        elif decision.circuit is t.CircuitEffect.JOB_FAILED:
+            await self._circuits.undelivered(route.key, ran)
+        elif decision.circuit is t.CircuitEffect.JOB_HUNG:
+            await self._circuits.undelivered(route.key, ran, outcome="timed_out")
+        g = decision.generation
+        if g.status is Status.FAILED:
+            return self._failed(g)
         log.info(
             "provider_retryable_error",
             extra={
                 "generation_id": g.id,
                 "provider": route.provider,
-                "attempt": g.tries + 1,
+                "attempt": g.tries,
                 "error": exc.code,
             },
         )
-        return Outcome(
-            _unleased(
-                g,
-                now,
-                now + delay,
-                tries=g.tries + 1,
-                provider_error_code=exc.provider_code or g.provider_error_code,
-                provider_request_id=exc.request_id or g.provider_request_id,
-            )
+        return Outcome(g)
+
+    async def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
+        decision = t.after_error(
+            g, exc, self._clock(), untried=self._router.untried(g), pacing=self._pacing
         )
+        return await self._apply(decision, route, exc)
+
+    async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
+        now = self._clock()
+        ran = (now - t.job_started(g, now)).total_seconds()
+        decision = t.job_failed(
+            g, error, route.key, now, untried=self._router.untried, pacing=self._pacing
+        )
+        return await self._apply(decision, route, error, ran)
+
+    async def _hung(self, g: Generation, route: Route, now: datetime) -> Outcome:
+        """The job outran its route's limit: cancel it at the provider where the API can,
+        then charge the route and move on (or give up): `transitions.job_hung`."""
+        await self.cancel_at_provider(g)
+        ran = (now - t.job_started(g, now)).total_seconds()
+        remaining = g.deadline_at - now if g.deadline_at is not None else timedelta.max
+        room = await self._router.room_to_move(g, remaining, leaving=route.key)
+        decision = t.job_hung(g, route.key, now, room=room)
+        log.info(
+            "provider_job_hung",
+            extra={"generation_id": g.id, "provider": route.provider, "job_id": g.provider_job_id},
+        )
+        return await self._apply(decision, route, ProviderTimeout("the job outran its route"), ran)
 
     async def cancel_at_provider(self, g: Generation) -> None:
         """Best effort: stop a canceled generation's job where its provider allows it."""
@@ -395,35 +330,22 @@ class Advancer:
             log.info("provider_cancel_failed", extra={"generation_id": g.id})
 
     async def _time_out(self, g: Generation) -> Outcome:
-        if g.provider_job_id is not None:
+        decision = t.timed_out(g, self._clock())
+        if decision.cancel_at_provider:
             await self.cancel_at_provider(g)
-            return self.fail(g, "timeout", "the provider did not finish in time")
-        last = g.attempts[-1] if g.attempts else None
-        if last is not None and last.error_code is not None:
-            # Never accepted anywhere: the providers' refusals, not the clock, are the reason.
-            tries = sum(1 for a in g.attempts if a.error_code is not None)
-            return self.fail(
-                g, last.error_code, f"the providers failed this generation {tries} times; gave up"
-            )
-        return self.fail(g, "timeout", "the generation did not finish in time")
+        return self._failed(decision.generation)
 
     def fail(
         self, g: Generation, code: str, message: str, exc: ProviderError | None = None
     ) -> Outcome:
-        now = self._clock()
-        failed = _unleased(
-            g,
-            now,
-            None,
-            status=Status.FAILED,
-            step=Step.DONE,
-            error=GenerationError(code, message[:2000]),
-            provider_error_code=(exc.provider_code if exc else None) or g.provider_error_code,
-            provider_request_id=(exc.request_id if exc else None) or g.provider_request_id,
-            completed_at=now,
+        return self._failed(t.failed(g, self._clock(), code, message, exc))
+
+    def _failed(self, failed: Generation) -> Outcome:
+        assert failed.error is not None
+        log.info(
+            "generation_failed", extra={"generation_id": failed.id, "error": failed.error.code}
         )
-        log.info("generation_failed", extra={"generation_id": g.id, "error": code})
-        return Outcome(failed, self._deliveries(failed, now))
+        return Outcome(failed, self._deliveries(failed, failed.updated_at))
 
     def release(self, generation_id: str) -> None:
         """The step's outcome is saved: a route slot its submit reserved is free again."""
@@ -431,10 +353,8 @@ class Advancer:
 
     def retry_after_crash(self, g: Generation, delay: timedelta) -> Outcome:
         """A bug interrupted this step: try again later, and give up after MAX_TRIES."""
-        if g.tries + 1 >= MAX_TRIES:
-            return self.fail(g, "internal_error", "the generation could not be processed")
-        now = self._clock()
-        return Outcome(_unleased(g, now, now + delay, tries=g.tries + 1))
+        row = t.after_crash(g, self._clock(), delay)
+        return self._failed(row) if row.status is Status.FAILED else Outcome(row)
 
     def _deliveries(self, g: Generation, now: datetime) -> list[Delivery]:
         url = self._signer.sign(g.video_key, now) if g.video_key else None

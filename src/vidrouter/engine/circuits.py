@@ -24,8 +24,8 @@ from enum import StrEnum
 
 from vidrouter.domain.clock import Clock
 from vidrouter.domain.routing import RouteStats
+from vidrouter.store.route_health import CLOSED, RouteHealth, RouteStore
 from vidrouter.store.route_stats import COMPLETED, FAILED, RouteStatsStore
-from vidrouter.store.routes import CLOSED, RouteHealth, RouteStore
 
 
 class CircuitState(StrEnum):

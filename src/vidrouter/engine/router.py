@@ -36,7 +36,7 @@ from vidrouter.domain.routing import (
 )
 from vidrouter.engine.circuits import Circuits, CircuitState
 from vidrouter.providers.registry import Providers
-from vidrouter.store.routes import RouteStore
+from vidrouter.store.route_health import RouteStore
 
 FAILED_OUTCOMES = frozenset({"submit_failed", "failed", "timed_out"})
 _BUSY_WAIT = timedelta(seconds=2)
