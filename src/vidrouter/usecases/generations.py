@@ -86,7 +86,7 @@ class Generations:
             max_prompt_chars=self._policy.max_prompt_chars,
             allow_private_webhook_urls=self._policy.allow_private_webhook_urls,
         )
-        return parse_create(body, self._catalog.lookup, limits)
+        return parse_create(body, self._catalog.lookup, limits, self._catalog.providers())
 
     async def create(
         self,
@@ -100,7 +100,7 @@ class Generations:
         circuit, (429) when the key has its most unfinished generations. With an
         idempotency key used in the last 24 hours, the generation that key made instead
         (Conflict if the request differed)."""
-        await self._catalog.ensure_servable(req.model)
+        await self._catalog.ensure_servable(req.model, req.routing)
         await self._limiter.check_concurrency(key)
         now = self._clock()
         g = Generation(
@@ -120,6 +120,7 @@ class Generations:
             updated_at=now,
             next_attempt_at=now,
             deadline_at=now + self._policy.deadline,
+            routing=req.routing.to_json() if req.routing is not None else None,
         )
         if idempotency_key is None:
             await self.store.insert(g)
