@@ -28,6 +28,8 @@ from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.results import ResultFetcher
 from vidrouter.engine.router import Router
 from vidrouter.engine.worker import GenerationWorker
+from vidrouter.observability import Observer
+from vidrouter.observability.shared import SharedState, circuit_reader
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
@@ -91,6 +93,8 @@ class Service:
             ),
         )
         self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
+        circuits = circuit_reader(self.circuits, self.catalog, self.providers.usable, clock)
+        self.observer = Observer(SharedState(self.db, circuits, clock))
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
@@ -139,6 +143,7 @@ class Service:
             self.signer,
             ResultFetcher(self.data_dir / "work" / "downloads", download_client),
             self.clock,
+            observer=self.observer,
             delay_scale=settings.provider_delay_scale,
             callback_url=self.callbacks.url_for,
             inputs=InputImages(
@@ -156,6 +161,7 @@ class Service:
             allow_private=settings.allow_private_webhook_urls,
             timeout=settings.webhook_timeout_seconds,
             clock=self.clock,
+            observer=self.observer,
         )
         self.webhook_loop = WorkLoop(
             "webhooks",
@@ -177,6 +183,7 @@ class Service:
             storage=self.storage,
             owner=self.owner,
             on_deliveries=self.webhook_loop.wake,
+            observer=self.observer,
         )
         self.generation_loop = WorkLoop(
             "generations",

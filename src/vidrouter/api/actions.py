@@ -115,6 +115,7 @@ async def accept(
             )
         if made.id != g.id:
             return made
+    service.observer.generation_created(g)
     service.wake()
     return g
 
@@ -163,6 +164,7 @@ async def cancel(service: Service, g: Generation) -> Generation:
             f"generation {g.id} has already finished ({state})",
             code="generation_not_cancelable",
         )
+    service.observer.generation_finished(canceled)
     if service.webhook_loop is not None:
         service.webhook_loop.wake()
     service.wake()

@@ -12,21 +12,35 @@ from starlette.types import Receive, Scope, Send
 from vidrouter import __version__
 from vidrouter.api import errors, limits, openapi
 from vidrouter.api.fastpath import GenerationReadFastPath
-from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
+from vidrouter.observability import endpoint as metrics_endpoint
+from vidrouter.observability.http import HttpMetrics, mark_route
 from vidrouter.service import Service
 from vidrouter.settings import Settings
 
 
 class VidrouterApp(FastAPI):
-    """The FastAPI app, with the poll fast path tried before anything else."""
+    """The FastAPI app, with the poll fast path tried before anything else (inside the
+    HTTP metrics, which count both)."""
 
     fast_path: GenerationReadFastPath | None = None
+    http_metrics: HttpMetrics | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.http_metrics is not None:
+            await self.http_metrics(scope, receive, send, self._serve)
+        else:
+            await self._serve(scope, receive, send)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.fast_path is not None and await self.fast_path.serve(scope, send):
+            mark_route(scope, FAST_PATH_ROUTE)
             return
         await super().__call__(scope, receive, send)
+
+
+FAST_PATH_ROUTE = "/v1/generations/{generation_id}"
 
 
 def create_app(
@@ -58,6 +72,7 @@ def create_app(
     )
     app.state.service = svc
     app.fast_path = GenerationReadFastPath(svc)
+    app.http_metrics = svc.observer.http(request_id)
     errors.install(app)
     app.add_exception_handler(limits.RateLimited, limits.rate_limited_handler)
     openapi.install(app)
@@ -68,6 +83,8 @@ def create_app(
     app.include_router(content.router)
     app.include_router(callbacks.router)
     app.include_router(health.router)
+    if settings.metrics:
+        app.include_router(metrics_endpoint.router)
     app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 import uvicorn
 from rich.console import Console
+from uvicorn.config import LOGGING_CONFIG
 
 from vidrouter.api.app import create_app
 from vidrouter.cli.common import configure_logging, settings_from
@@ -31,7 +32,7 @@ def serve(
 ) -> None:
     """Run the service: the API, the workers and the content host."""
     settings = settings_from(ctx, host=host, port=port)
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(_serve(settings))
 
@@ -60,6 +61,8 @@ async def _serve(settings: Settings) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        # JSON logs: uvicorn's own loggers go through our handler instead of uvicorn's.
+        log_config=None if settings.log_format == "json" else LOGGING_CONFIG,
     )
     server = _Server(config)
     try:
