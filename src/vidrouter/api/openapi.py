@@ -8,6 +8,9 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from vidrouter.api import openapi_requests as requests
+from vidrouter.service import Service
+
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorOut"}
 _ERROR_SCHEMA = {
     "title": "ErrorOut",
@@ -63,10 +66,34 @@ def install(app: FastAPI) -> None:
         for path, operations in doc.get("paths", {}).items():
             for method, operation in operations.items():
                 _complete(path, method, operation)
+        service = getattr(app.state, "service", None)
+        if service is not None:
+            _describe_requests(doc, service)
         app.openapi_schema = doc
         return doc
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _describe_requests(doc: dict[str, Any], service: Service) -> None:
+    """The request shapes this server really accepts (see `openapi_requests`)."""
+    paths = doc["paths"]
+    models = service.catalog.listed(service.providers.usable)
+    max_chars = service.settings.max_prompt_chars
+    if models:
+        body = paths["/v1/generations"]["post"]["requestBody"]["content"]["application/json"]
+        body["schema"] = requests.generation_create(models, max_chars)
+    videos = requests.video_create(models, max_chars)
+    if videos is not None:
+        content = paths["/v1/videos"]["post"]["requestBody"]["content"]
+        content["application/json"]["schema"], content["multipart/form-data"]["schema"] = videos
+    for parameter in paths["/v1/videos/{video_id}/content"]["get"]["parameters"]:
+        if parameter["name"] == "variant":
+            # thumbnail and spritesheet are OpenAI's; here they are 400 variant_unsupported.
+            parameter["schema"] = {"type": "string", "enum": ["video"], "default": "video"}
+    for parameter in paths["/v1/usage"]["get"]["parameters"]:
+        if parameter["name"] in ("from", "to"):
+            parameter["schema"] = {**requests.USAGE_BOUND, "description": parameter["description"]}
 
 
 def _complete(path: str, method: str, operation: dict[str, Any]) -> None:
