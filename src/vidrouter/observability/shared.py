@@ -71,6 +71,12 @@ class SharedState(Collector):
         }
         return Snapshot(queues, dict(await self._circuits()))
 
+    def describe(self) -> Iterator[GaugeMetricFamily]:
+        """The names, for the registry's duplicate check (the values come at scrape time)."""
+        yield GaugeMetricFamily("vidrouter_shared_state_up", "")
+        yield GaugeMetricFamily("vidrouter_queue_depth", "", labels=["queue", "state"])
+        yield GaugeMetricFamily("vidrouter_circuit_state", "", labels=["route", "state"])
+
     def collect(self) -> Iterator[GaugeMetricFamily]:
         snap = self._snapshot
         up = GaugeMetricFamily(
