@@ -22,6 +22,7 @@ from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import Advancer
 from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
+from vidrouter.engine.circuit_states import circuit_reader
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
@@ -29,7 +30,7 @@ from vidrouter.engine.results import ResultFetcher
 from vidrouter.engine.router import Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.observability import Observer
-from vidrouter.observability.shared import SharedState, circuit_reader
+from vidrouter.observability.shared import SharedState
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
@@ -39,6 +40,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.store.queue_depth import queue_depths
 from vidrouter.store.routes import RouteStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.webhooks.deliver import WebhookSender
@@ -93,8 +95,12 @@ class Service:
             ),
         )
         self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
-        circuits = circuit_reader(self.circuits, self.catalog, self.providers.usable, clock)
-        self.observer = Observer(SharedState(self.db, circuits, clock))
+        self.observer = Observer(
+            SharedState(
+                lambda: queue_depths(self.db, clock()),
+                circuit_reader(self.circuits, self.catalog, self.providers.usable, clock),
+            )
+        )
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None

@@ -14,7 +14,7 @@ from vidrouter.api import errors, limits, openapi
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
-from vidrouter.observability import endpoint as metrics_endpoint
+from vidrouter.observability.endpoint import metrics_router
 from vidrouter.observability.http import HttpMetrics, mark_route
 from vidrouter.service import Service
 from vidrouter.settings import Settings
@@ -84,7 +84,7 @@ def create_app(
     app.include_router(callbacks.router)
     app.include_router(health.router)
     if settings.metrics:
-        app.include_router(metrics_endpoint.router)
+        app.include_router(metrics_router(svc.observer))
     app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:
