@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tests.support.harness import Harness
 from vidrouter.domain.catalog import load_catalog
+from vidrouter.domain.create_request import URL_PATTERN, RequestLimits, parse_create
 from vidrouter.domain.errors import InvalidRequest
-from vidrouter.domain.requests import URL_PATTERN, RequestLimits, parse_create
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,14 @@ every route declares the error statuses it can really answer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from vidrouter.api import openapi_requests as requests
-from vidrouter.service import Service
+from vidrouter.domain.catalog import ListedModel
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorOut"}
 _ERROR_SCHEMA = {
@@ -50,7 +51,11 @@ def _error(status: str) -> dict[str, Any]:
     }
 
 
-def install(app: FastAPI) -> None:
+def install(
+    app: FastAPI, *, models: Callable[[], list[ListedModel]], max_prompt_chars: int
+) -> None:
+    """`models`: those listed on this server (the create bodies are described per model)."""
+
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
@@ -66,20 +71,16 @@ def install(app: FastAPI) -> None:
         for path, operations in doc.get("paths", {}).items():
             for method, operation in operations.items():
                 _complete(path, method, operation)
-        service = getattr(app.state, "service", None)
-        if service is not None:
-            _describe_requests(doc, service)
+        _describe_requests(doc, models(), max_prompt_chars)
         app.openapi_schema = doc
         return doc
 
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def _describe_requests(doc: dict[str, Any], service: Service) -> None:
+def _describe_requests(doc: dict[str, Any], models: list[ListedModel], max_chars: int) -> None:
     """The request shapes this server really accepts (see `openapi_requests`)."""
     paths = doc["paths"]
-    models = service.catalog.listed(service.providers.usable)
-    max_chars = service.settings.max_prompt_chars
     if models:
         body = paths["/v1/generations"]["post"]["requestBody"]["content"]["application/json"]
         body["schema"] = requests.generation_create(models, max_chars)

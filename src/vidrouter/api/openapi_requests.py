@@ -18,14 +18,14 @@ from typing import Any
 
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.domain.catalog import ListedModel
-from vidrouter.domain.errors import InvalidRequest
-from vidrouter.domain.requests import (
+from vidrouter.domain.create_request import (
     MAX_METADATA_KEY,
     MAX_METADATA_PAIRS,
     MAX_METADATA_VALUE,
     MAX_URL_CHARS,
     URL_PATTERN,
 )
+from vidrouter.domain.errors import InvalidRequest
 
 Schema = dict[str, Any]
 
