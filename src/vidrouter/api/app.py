@@ -14,6 +14,7 @@ from vidrouter.api import errors, limits, openapi
 from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
+from vidrouter.api.query_guard import QueryGuardMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
 from vidrouter.observability.endpoint import metrics_router
 from vidrouter.observability.http import HttpMetrics, mark_route
@@ -74,6 +75,7 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
         app.include_router(metrics_router(parts.observer))
     app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(QueryGuardMiddleware)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

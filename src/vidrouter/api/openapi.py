@@ -92,9 +92,24 @@ def _describe_requests(doc: dict[str, Any], models: list[ListedModel], max_chars
         if parameter["name"] == "variant":
             # thumbnail and spritesheet are OpenAI's; here they are 400 variant_unsupported.
             parameter["schema"] = {"type": "string", "enum": ["video"], "default": "video"}
+    for operations in paths.values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "query":
+                    _no_nul(parameter["schema"])
     for parameter in paths["/v1/usage"]["get"]["parameters"]:
         if parameter["name"] in ("from", "to"):
             parameter["schema"] = {**requests.USAGE_BOUND, "description": parameter["description"]}
+
+
+def _no_nul(schema: dict[str, Any]) -> None:
+    """A free string query parameter cannot hold NUL (refused before any route: the
+    databases refuse it)."""
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "string" and not {"enum", "const", "pattern", "format"} & set(
+            branch
+        ):
+            branch["pattern"] = requests.NO_NUL
 
 
 def _complete(path: str, method: str, operation: dict[str, Any]) -> None:

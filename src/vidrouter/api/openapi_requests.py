@@ -13,6 +13,9 @@ JPEG is refused.
 
 from __future__ import annotations
 
+import math
+import sys
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,16 +27,44 @@ from vidrouter.domain.create_request import (
     MAX_METADATA_VALUE,
     MAX_URL_CHARS,
     URL_PATTERN,
+    shortest_duration,
 )
 from vidrouter.domain.errors import InvalidRequest
+from vidrouter.domain.text import _INVISIBLE, _INVISIBLE_CATEGORIES
 
 Schema = dict[str, Any]
 
-# The characters str.strip() removes (str.isspace()), spelled out: a prompt must have one
-# character outside them. Spelled out because a JSON Schema validator reads `\s` as ECMA-262
-# whitespace, which is another set.
-_SPACE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-PROMPT_PATTERN = rf"^[^\x00]*[^\x00{_SPACE}][^\x00]*$"
+NO_NUL = "^[^\\x00]*$"  # the databases refuse NUL in any string (domain/text.py)
+
+
+def _invisible_class() -> str:
+    """The characters `domain.text.is_blank` counts as showing nothing, as the inside of a
+    regex character class: a prompt needs one character outside it. Spelled out (no `\\s`,
+    no `\\p{..}`): regex dialects disagree on those, and on nothing spelled out."""
+    chars = [
+        c
+        for c in range(sys.maxunicode + 1)
+        if not 0xD800 <= c <= 0xDFFF
+        and (chr(c) in _INVISIBLE or unicodedata.category(chr(c)) in _INVISIBLE_CATEGORIES)
+    ]
+    ranges: list[tuple[int, int]] = []
+    for c in chars:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return "".join(_char(a) if a == b else f"{_char(a)}-{_char(b)}" for a, b in ranges)
+
+
+def _char(c: int) -> str:
+    if c < 0x80:
+        return f"\\x{c:02x}"
+    if c <= 0xFFFF:
+        return f"\\u{c:04x}"
+    return chr(c)  # above the BMP each dialect spells escapes its own way; the character works
+
+
+PROMPT_PATTERN = f"^[^\\x00]*[^{_invisible_class()}][^\\x00]*$"
 # Sizes that map onto our aspect ratios (OpenAI's own among them); others within 3 % of a
 # ratio are accepted as well, but these are the ones the document promises.
 _SIZES = (
@@ -62,8 +93,8 @@ IMAGE_DATA: Schema = {
 METADATA: Schema = {
     "type": "object",
     "maxProperties": MAX_METADATA_PAIRS,
-    "propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY},
-    "additionalProperties": {"type": "string", "maxLength": MAX_METADATA_VALUE},
+    "propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY, "pattern": NO_NUL},
+    "additionalProperties": {"type": "string", "maxLength": MAX_METADATA_VALUE, "pattern": NO_NUL},
 }
 USAGE_BOUND: Schema = {
     "type": "string",
@@ -78,7 +109,8 @@ def prompt(max_chars: int) -> Schema:
         "minLength": 1,
         "maxLength": max_chars,
         "pattern": PROMPT_PATTERN,
-        "description": "Not empty or only whitespace; no NUL characters.",
+        "description": "At least one visible character (not only spaces or invisible "
+        "marks); no NUL characters.",
     }
 
 
@@ -97,7 +129,7 @@ def _needs_image(m: ListedModel) -> bool:
 def _duration(m: ListedModel) -> Schema:
     if m.durations is not None:
         return {"type": "number", "enum": list(m.durations)}
-    return {"type": "number", "exclusiveMinimum": 0, "maximum": m.max_duration}
+    return {"type": "number", "minimum": shortest_duration(m), "maximum": m.max_duration}
 
 
 # --- POST /v1/generations -------------------------------------------------------------------
@@ -194,7 +226,7 @@ def _sizes(m: ListedModel) -> list[str]:
 def _seconds(m: ListedModel) -> list[str]:
     if m.durations is not None:
         return [_number(d) for d in m.durations]
-    return [str(n) for n in range(1, int(m.max_duration) + 1)]
+    return [str(n) for n in range(math.ceil(shortest_duration(m)), int(m.max_duration) + 1)]
 
 
 def _video_branch(m: ListedModel, sizes: list[str], max_prompt_chars: int, *, form: bool) -> Schema:

@@ -15,6 +15,7 @@ from rich.console import Console
 from uvicorn.config import LOGGING_CONFIG
 
 from vidrouter.cli.common import configure_logging, settings_from
+from vidrouter.cli.server_limits import server_options
 from vidrouter.composition import Composition, create_app
 from vidrouter.settings import Settings
 
@@ -62,6 +63,7 @@ async def _serve(settings: Settings) -> None:
         timeout_graceful_shutdown=5,
         # JSON logs: uvicorn's own loggers go through our handler instead of uvicorn's.
         log_config=None if settings.log_format == "json" else LOGGING_CONFIG,
+        **server_options(settings),
     )
     server = _Server(config)
     try:
