@@ -1,4 +1,4 @@
-"""`vidrouter`: serve, and manage API keys."""
+"""`vidrouter`: serve, manage API keys, and generate against a running server."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli import catalog, keys, serve
+from vidrouter.cli import catalog, generate, keys, lookup, serve
 
 app = typer.Typer(
     help="vidrouter: one HTTP API in front of many AI video generation models.",
@@ -17,6 +17,9 @@ app = typer.Typer(
 app.add_typer(keys.app, name="keys")
 app.add_typer(catalog.app, name="catalog")
 app.command("serve")(serve.serve)
+app.command("generate")(generate.generate)
+app.command("models")(lookup.models)
+app.command("status")(lookup.status)
 
 
 @app.callback()
