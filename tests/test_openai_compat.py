@@ -435,7 +435,7 @@ async def test_errors_raise_the_sdk_exception_classes(idle: Server) -> None:
 
     # Content before the video is ready, and of a canceled one.
     queued = await client.videos.create(prompt="still queued")
-    with pytest.raises(openai.BadRequestError) as early:
+    with pytest.raises(openai.ConflictError) as early:
         await client.videos.download_content(queued.id)
     assert early.value.code == "video_not_ready"
     with pytest.raises(openai.BadRequestError) as variant:
@@ -450,7 +450,7 @@ async def test_errors_raise_the_sdk_exception_classes(idle: Server) -> None:
     failed = await client.videos.retrieve(queued.id)
     assert failed.status == "failed" and failed.error is not None
     assert failed.error.code == "canceled" and failed.completed_at is not None
-    with pytest.raises(openai.BadRequestError) as none:
+    with pytest.raises(openai.ConflictError) as none:
         await client.videos.download_content(queued.id)
     assert none.value.code == "video_failed"
 

@@ -1,6 +1,7 @@
 """The OpenAPI document is the truth: schemathesis fuzzes every operation of a real running
 server (examples, coverage, fuzzing and stateful phases) and finds no 5xx, no undocumented
-status, no response that violates its schema, and no invalid request accepted."""
+status, no response that violates its schema, no invalid request accepted, no valid request
+refused, and a 405 with `Allow` for every method an operation does not list."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ CHECKS = ",".join(
         "response_schema_conformance",
         "response_headers_conformance",
         "negative_data_rejection",
+        # What the outside clients found (issue 14): a request the document allows is
+        # accepted, and a method it does not list is a 405 with Allow.
+        "positive_data_acceptance",
+        "unsupported_method",
     ]
 )
 

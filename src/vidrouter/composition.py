@@ -33,6 +33,7 @@ from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import Advancer
 from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
+from vidrouter.engine.circuit_states import circuit_reader
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
@@ -40,6 +41,8 @@ from vidrouter.engine.render_pool import make_render_pool
 from vidrouter.engine.results import ResultFetcher, sweep_scratch
 from vidrouter.engine.router import HangPolicy, Router
 from vidrouter.engine.worker import GenerationWorker
+from vidrouter.observability import Observer
+from vidrouter.observability.shared import SharedState
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
@@ -49,6 +52,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.store.queue_depth import queue_depths
 from vidrouter.store.route_health import RouteStore
 from vidrouter.store.route_slots import RouteSlots
 from vidrouter.store.route_stats import RouteStatsStore
@@ -123,6 +127,12 @@ class Composition:
                 min_samples=settings.route_hang_min_samples,
             ),
         )
+        self.observer = Observer(
+            SharedState(
+                lambda: queue_depths(self.db, clock()),
+                circuit_reader(self.circuits, self.catalog, self.providers.usable, clock),
+            )
+        )
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
@@ -150,6 +160,7 @@ class Composition:
             clock=clock,
             wake=self.wake,
             wake_deliveries=self.wake_deliveries,
+            observer=self.observer,
         )
 
     def api_parts(self) -> ApiParts:
@@ -173,6 +184,7 @@ class Composition:
             usage=UsageStore(self.db),
             clock=self.clock,
             readiness=self.readiness,
+            observer=self.observer,
         )
 
     def _render_pool(self) -> Executor:
@@ -214,6 +226,7 @@ class Composition:
             self.signer,
             ResultFetcher(scratch, download_client),
             self.clock,
+            observer=self.observer,
             delay_scale=settings.provider_delay_scale,
             callback_url=self.callbacks.url_for,
             inputs=InputImages(
@@ -231,6 +244,7 @@ class Composition:
             allow_private=settings.allow_private_webhook_urls,
             timeout=settings.webhook_timeout_seconds,
             clock=self.clock,
+            observer=self.observer,
         )
         self.webhook_loop = WorkLoop(
             "webhooks",
@@ -252,6 +266,7 @@ class Composition:
             storage=self.storage,
             owner=self.owner,
             on_deliveries=self.webhook_loop.wake,
+            observer=self.observer,
         )
         self.generation_loop = WorkLoop(
             "generations",

@@ -108,6 +108,10 @@ class Settings(BaseSettings):
     # Browser origins allowed to call the API (CORS). Empty: no CORS headers at all.
     cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     log_level: str = "INFO"
+    # "json": one JSON object per log line (docs/operations.md).
+    log_format: Literal["text", "json"] = "text"
+    # GET /metrics (Prometheus) on the API port, without a key; off: not served (404).
+    metrics: bool = True
 
     @classmethod
     def settings_customise_sources(

@@ -13,9 +13,11 @@ from vidrouter import __version__
 from vidrouter.api import errors, limits, openapi
 from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
-from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
 from vidrouter.api.query_guard import QueryGuardMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
+from vidrouter.observability.endpoint import metrics_router
+from vidrouter.observability.http import HttpMetrics, mark_route
 from vidrouter.settings import Settings
 from vidrouter.usecases.rate_limits import TooManyRequests
 
@@ -23,14 +25,26 @@ Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
 
 class VidrouterApp(FastAPI):
-    """The FastAPI app, with the poll fast path tried before anything else."""
+    """The FastAPI app, with the poll fast path tried before anything else (inside the
+    HTTP metrics, which count both)."""
 
     fast_path: GenerationReadFastPath | None = None
+    http_metrics: HttpMetrics | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.http_metrics is not None:
+            await self.http_metrics(scope, receive, send, self._serve)
+        else:
+            await self._serve(scope, receive, send)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.fast_path is not None and await self.fast_path.serve(scope, send):
+            mark_route(scope, FAST_PATH_ROUTE)
             return
         await super().__call__(scope, receive, send)
+
+
+FAST_PATH_ROUTE = "/v1/generations/{generation_id}"
 
 
 def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None = None) -> FastAPI:
@@ -46,9 +60,10 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     app.fast_path = GenerationReadFastPath(
         parts.keys, parts.limiter, parts.generations.store, parts.presenter
     )
+    app.http_metrics = parts.observer.http(request_id)
     errors.install(app)
     app.add_exception_handler(TooManyRequests, limits.too_many_requests_handler)
-    openapi.install(app)
+    openapi.install(app, models=parts.catalog.listed, max_prompt_chars=settings.max_prompt_chars)
     app.include_router(models.router)
     app.include_router(generations.router)
     app.include_router(videos.router)
@@ -56,6 +71,8 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     app.include_router(content.router)
     app.include_router(callbacks.router)
     app.include_router(health.router)
+    if settings.metrics:
+        app.include_router(metrics_router(parts.observer))
     app.add_middleware(limits.RateLimitHeaders)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(QueryGuardMiddleware)

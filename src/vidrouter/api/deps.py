@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from vidrouter.api.errors import AuthError
 from vidrouter.api.presenter import Presenter
 from vidrouter.domain.clock import Clock
+from vidrouter.observability import Observer
 from vidrouter.storage.base import BlobStorage
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.keys import ApiKey, KeyStore
@@ -59,6 +60,7 @@ class ApiParts:
     usage: UsageStore
     clock: Clock
     readiness: Readiness
+    observer: Observer
 
 
 def _parts(request: Request) -> ApiParts:

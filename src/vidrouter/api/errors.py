@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from vidrouter.api import methods
 from vidrouter.domain.errors import RequestError, Unavailable
 from vidrouter.store import outage
 
@@ -97,13 +98,17 @@ async def _permission_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(403, exc.code, exc.message)
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
     if status == 404:
         return error_response(404, "route_not_found", "no such endpoint")
     if status == 405:
-        return error_response(405, "method_not_allowed", "method not allowed on this endpoint")
+        if methods.not_implemented(request):
+            return error_response(404, "route_not_found", "no such endpoint")
+        allow = ", ".join(methods.allowed(request))
+        message = f"method {request.method[:20]} not allowed here; allowed: {allow}"
+        return error_response(405, "method_not_allowed", message, headers={"Allow": allow})
     return error_response(status, "http_error", str(exc.detail), headers=exc.headers)
 
 

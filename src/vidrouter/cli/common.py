@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from vidrouter.observability.logs import LogFormat
+from vidrouter.observability.logs import configure_logging as observability_logging
 from vidrouter.settings import Settings, load_settings
 
 
@@ -19,9 +19,5 @@ def settings_from(ctx: typer.Context, **overrides: Any) -> Settings:
     return load_settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+def configure_logging(level: str, log_format: LogFormat = "text") -> None:
+    observability_logging(level, log_format)

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import typer
 import uvicorn
 from rich.console import Console
+from uvicorn.config import LOGGING_CONFIG
 
 from vidrouter.api.worker_health import worker_health_app
 from vidrouter.cli.common import configure_logging, settings_from
@@ -45,7 +46,7 @@ def serve(
     if role is not None and role not in ROLES:
         raise typer.BadParameter(f"--role must be one of {', '.join(ROLES)}", param_hint="--role")
     settings = settings_from(ctx, host=host, port=port, role=role)
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(_serve(settings))
 
@@ -80,6 +81,8 @@ async def _serve(settings: Settings) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        # JSON logs: uvicorn's own loggers go through our handler instead of uvicorn's.
+        log_config=None if settings.log_format == "json" else LOGGING_CONFIG,
         **server_options(settings),
     )
     server = _Server(config)

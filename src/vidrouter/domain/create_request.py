@@ -6,6 +6,7 @@ Every violation raises `InvalidRequest` naming the offending `param` and a stabl
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -30,6 +31,35 @@ MAX_URL_CHARS = 2048
 MAX_METADATA_PAIRS = 16
 MAX_METADATA_KEY = 40
 MAX_METADATA_VALUE = 500
+# An http(s) URL as the API takes it, the same rule in the OpenAPI document (`pattern`) and
+# here: a host name, IPv4 address or IPv6 literal (RFC 3986's grammar; no credentials), a
+# port 0-65535, then printable ASCII without spaces (non-ASCII is percent-encoded).
+# `(?![\s\S])` is the end of the text in every regex dialect (`$` also matches before a
+# final newline).
+_H16 = "[0-9A-Fa-f]{1,4}"
+_OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_LS32 = f"({_H16}:{_H16}|{_OCTET}(\\.{_OCTET}){{3}})"
+_IPV6 = "|".join(
+    [
+        f"({_H16}:){{6}}{_LS32}",
+        f"::({_H16}:){{5}}{_LS32}",
+        f"({_H16})?::({_H16}:){{4}}{_LS32}",
+        f"(({_H16}:){{0,1}}{_H16})?::({_H16}:){{3}}{_LS32}",
+        f"(({_H16}:){{0,2}}{_H16})?::({_H16}:){{2}}{_LS32}",
+        f"(({_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}",
+        f"(({_H16}:){{0,4}}{_H16})?::{_LS32}",
+        f"(({_H16}:){{0,5}}{_H16})?::{_H16}",
+        f"(({_H16}:){{0,6}}{_H16})?::",
+    ]
+)
+_PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)"
+URL_PATTERN = (
+    "^[Hh][Tt][Tt][Pp][Ss]?://"
+    f"([A-Za-z0-9._~-]+|\\[({_IPV6})(%25[A-Za-z0-9._~-]+)?\\])"
+    f"(:{_PORT})?"
+    "([/?#][!-~]*)?(?![\\s\\S])"
+)
+_URL = re.compile(URL_PATTERN)
 # The shortest video a model without a list of durations is asked for: a provider bills
 # at least this, so a request for 0.001 s must not pass as a nearly free one.
 MIN_DURATION = 1.0
@@ -259,6 +289,13 @@ def _http_url(url: str, param: str) -> str:
     if len(url) > MAX_URL_CHARS:
         raise InvalidRequest(
             f"{param} is longer than {MAX_URL_CHARS} characters", code="url_invalid", param=param
+        )
+    if not _URL.search(url):
+        raise InvalidRequest(
+            f"{param} must be an absolute http(s) URL: a host name or IPv4 address, no "
+            "credentials, printable ASCII without spaces (percent-encode the rest)",
+            code="url_invalid",
+            param=param,
         )
     try:
         parts = urlsplit(url)

@@ -32,6 +32,7 @@ from vidrouter.engine.circuits import Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.results import ResultFetcher, inspect_and_normalise
 from vidrouter.engine.router import Router
+from vidrouter.observability import Observer
 from vidrouter.providers.base import (
     JobState,
     Provider,
@@ -75,7 +76,9 @@ class Advancer:
         delay_scale: float = 1.0,
         callback_url: Callable[[str], str | None] = lambda _generation_id: None,
         inputs: InputImages | None = None,
+        observer: Observer | None = None,
     ) -> None:
+        self._observer = observer if observer is not None else Observer()
         self._catalog = catalog
         self._providers = providers
         self._router = router
@@ -148,7 +151,8 @@ class Advancer:
             callback_url=self._callback_url(g.id),
         )
         try:
-            job = await provider.submit(request)
+            with self._observer.provider_call(route.key, "submit"):
+                job = await provider.submit(request)
         except ProviderError as exc:
             now = self._clock()
             attempt = Attempt(route.key, None, "submit_failed", now, exc.code)
@@ -190,7 +194,8 @@ class Advancer:
         provider = self._providers.get(route.provider)
         job = ProviderJob(g.provider_job_id, g.provider_job_data, g.provider_request_id)
         try:
-            status = await provider.poll(job)
+            with self._observer.provider_call(route.key, "poll"):
+                status = await provider.poll(job)
             if status.state is JobState.SUCCEEDED:
                 if status.data is not None:
                     job = replace(job, data=status.data)
@@ -231,7 +236,8 @@ class Advancer:
         route: Route,
         status: ProviderStatus,
     ) -> Outcome:
-        ref = await provider.fetch_result(job)
+        with self._observer.provider_call(route.key, "fetch_result"):
+            ref = await provider.fetch_result(job)
         path, ours = await self._fetcher.to_local_file(ref)
         try:
             info = await inspect_and_normalise(path)
@@ -336,7 +342,8 @@ class Advancer:
             return
         job = ProviderJob(g.provider_job_id, g.provider_job_data, g.provider_request_id)
         try:
-            await self._providers.get(route.provider).cancel(job)
+            with self._observer.provider_call(route.key, "cancel"):
+                await self._providers.get(route.provider).cancel(job)
         except ProviderError:
             log.info("provider_cancel_failed", extra={"generation_id": g.id})
 

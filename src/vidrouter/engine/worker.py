@@ -10,6 +10,8 @@ from vidrouter.domain.generation import Generation, Status
 from vidrouter.engine.advance import Advancer, Outcome
 from vidrouter.engine.throttled_log import ThrottledLog
 from vidrouter.engine.transitions import crash_delay
+from vidrouter.observability import Observer
+from vidrouter.observability.logs import log_context
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore
 
@@ -25,7 +27,9 @@ class GenerationWorker:
         storage: BlobStorage,
         owner: str,
         on_deliveries: Callable[[], None],
+        observer: Observer | None = None,
     ) -> None:
+        self._observer = observer
         self._storage = storage
         self._store = store
         self._advancer = advancer
@@ -34,6 +38,10 @@ class GenerationWorker:
         self._log = ThrottledLog(log)  # a full disk crashes every step the same way
 
     async def handle(self, g: Generation) -> None:
+        with log_context(generation_id=g.id, route=g.route):
+            await self._handle(g)
+
+    async def _handle(self, g: Generation) -> None:
         if g.status is Status.CANCELED:
             await self._advancer.cancel_at_provider(g)
             await self._store.settle_canceled(g.id, owner=self._owner)
@@ -61,6 +69,8 @@ class GenerationWorker:
             if stored is not None and outcome.generation.status.terminal:
                 # Canceled or deleted while its video was being stored: nobody will serve it.
                 await self._storage.delete(stored)
+        if saved and outcome.generation.status.terminal and self._observer is not None:
+            self._observer.generation_finished(outcome.generation)
         if saved and outcome.deliveries:
             self._on_deliveries()
         if outcome.cleanup is not None and saved:

@@ -17,6 +17,7 @@ from vidrouter.domain.clock import Clock
 from vidrouter.domain.create_request import CreateRequest, RequestLimits, parse_create
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status, Step
+from vidrouter.observability import Observer
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore, ListPage
 from vidrouter.store.keys import ApiKey
@@ -67,7 +68,9 @@ class Generations:
         clock: Clock,
         wake: Callable[[], None],
         wake_deliveries: Callable[[], None],
+        observer: Observer | None = None,
     ) -> None:
+        self._observer = observer if observer is not None else Observer()
         self.store = store
         self._catalog = catalog
         self._limiter = limiter
@@ -136,6 +139,7 @@ class Generations:
                 )
             if made.id != g.id:
                 return made
+        self._observer.generation_created(g)
         self._wake()
         return g
 
@@ -226,6 +230,7 @@ class Generations:
                 f"generation {g.id} has already finished ({state})",
                 code="generation_not_cancelable",
             )
+        self._observer.generation_finished(canceled)
         self._wake_deliveries()
         self._wake()
         return canceled

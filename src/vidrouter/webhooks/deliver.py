@@ -16,6 +16,7 @@ from datetime import timedelta
 from vidrouter.domain.clock import Clock
 from vidrouter.net.fetch import OutboundTimeout, guarded_post
 from vidrouter.net.guard import ForbiddenAddress, OutboundError
+from vidrouter.observability import Observer
 from vidrouter.store.deliveries import DELIVERED, FAILED, PENDING, Delivery, DeliveryStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.webhooks.sign import signature_headers
@@ -36,7 +37,9 @@ class WebhookSender:
         allow_private: bool,
         timeout: float,
         clock: Clock,
+        observer: Observer | None = None,
     ) -> None:
+        self._observer = observer
         self._deliveries = deliveries
         self._keys = keys
         self._owner = owner
@@ -61,6 +64,7 @@ class WebhookSender:
                 delivered_at=now,
             )
             log.info("webhook_delivered", extra={"delivery_id": delivery.id, "tries": tries})
+            self._observe("delivered")
             return
         if tries <= len(self._schedule):
             status, next_at = PENDING, now + timedelta(seconds=self._schedule[tries - 1])
@@ -84,6 +88,11 @@ class WebhookSender:
                 "final": status == FAILED,
             },
         )
+        self._observe("failed" if status == FAILED else "retry")
+
+    def _observe(self, outcome: str) -> None:
+        if self._observer is not None:
+            self._observer.webhook_delivery(outcome)
 
     async def _send(self, delivery: Delivery) -> tuple[int | None, str | None]:
         """The response status and, on failure, why."""

@@ -25,6 +25,8 @@ from vidrouter.store.usage import GroupBy, UsageRow, UsageTotal
 router = APIRouter(prefix="/v1/usage", tags=["usage"])
 
 DEFAULT_RANGE = timedelta(days=30)
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
 
 
 class UsageTotalOut(BaseModel):
@@ -86,18 +88,14 @@ async def get_usage(
 
 
 def time_range(start: str | None, end: str | None, *, now: datetime) -> tuple[datetime, datetime]:
-    """[from, to) in UTC; a missing end is now, a missing start is 30 days before the end."""
+    """[from, to) in UTC; a missing end is now, a missing start is 30 days before the end.
+    A range whose end is not after its start is empty (an OpenAPI document cannot say that
+    `to` must follow `from`, so no such request is refused)."""
     stop = parse_bound(end, "to", end=True) if end is not None else now
     if start is not None:
         begin = parse_bound(start, "from", end=False)
     else:
-        begin = stop - DEFAULT_RANGE if stop.year > 1 else stop
-    if begin >= stop:
-        raise InvalidRequest(
-            f"to ({isoformat(stop)}) must be later than from ({isoformat(begin)})",
-            code="parameter_invalid",
-            param="to",
-        )
+        begin = stop - DEFAULT_RANGE if stop - _EARLIEST > DEFAULT_RANGE else _EARLIEST
     return begin, stop
 
 
@@ -109,14 +107,19 @@ def parse_bound(value: str, param: str, *, end: bool) -> datetime:
         if not any(c in text for c in "T :"):
             day = date.fromisoformat(text)
             moment = datetime(day.year, day.month, day.day, tzinfo=UTC)
-            return moment + timedelta(days=1) if end else moment
+            if end:
+                return moment + timedelta(days=1) if day < date.max else _LATEST
+            return moment
         if "T" in text:  # an unescaped "+" of an offset arrives as a space in a query string
             text = text.replace(" ", "+")
         moment = datetime.fromisoformat(text)
         if moment.tzinfo is None:
             return moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC)
-    except (ValueError, OverflowError):
+        try:
+            return moment.astimezone(UTC)
+        except OverflowError:  # an offset past year 1 or 9999: the earliest or latest moment
+            return _EARLIEST if moment.year == 1 else _LATEST
+    except ValueError:
         raise InvalidRequest(
             f"{param} must be an ISO 8601 date (2026-11-01) or date-time "
             f"(2026-11-01T00:00:00Z), not {value[:64]!r}",

@@ -19,7 +19,7 @@ from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
 from vidrouter.api.routes.content import serve_blob
 from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, ErrorOut
-from vidrouter.domain.errors import InvalidRequest, NotFound
+from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.usecases.generations import Generations
 
@@ -172,6 +172,7 @@ async def delete_video(video_id: str, generations: GenerationsDep, key: CurrentK
             "content": {"video/mp4": {"schema": {"type": "string", "format": "binary"}}},
         },
         400: {"model": ErrorOut},
+        409: {"model": ErrorOut, "description": "The video is not ready, or failed"},
         **ERRORS_ID,
     },
 )
@@ -191,12 +192,13 @@ async def download_video_content(
             param="variant",
         )
     if g.status is not Status.COMPLETED:
+        # 409: the request is right, the video's state is not (yet); see docs/api.md.
         shown = wire.video_object(g)["status"]
         if g.status.terminal:
-            raise InvalidRequest(
+            raise Conflict(
                 f"video {g.id} has no content: it {shown}", code="video_failed", param="video_id"
             )
-        raise InvalidRequest(
+        raise Conflict(
             f"video {g.id} is not ready yet (status {shown}); poll GET /v1/videos/{g.id} "
             "until its status is completed",
             code="video_not_ready",
