@@ -6,6 +6,7 @@ import asyncio
 import functools
 import json
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -41,6 +42,7 @@ class Fault:
 class FaultPlan:
     faults: list[Fault] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log
+    arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each request
 
     def add(self, fault: Fault | None = None, **kw: object) -> Fault:
         fault = fault or Fault(**kw)  # type: ignore[arg-type]
@@ -61,7 +63,15 @@ class FaultPlan:
         return None
 
     def count(self, method: str, path_part: str) -> int:
-        return sum(1 for m, p in self.requests if m == method and path_part in p)
+        return len(self.times(method, path_part))
+
+    def times(self, method: str, path_part: str) -> list[float]:
+        """When each matching request arrived (faults included), in order."""
+        return [
+            at
+            for (m, p), at in zip(self.requests, self.arrivals, strict=True)
+            if m == method and path_part in p
+        ]
 
 
 class FaultInjector:
@@ -77,6 +87,7 @@ class FaultInjector:
             return
         method, path = scope["method"], scope["path"]
         self.plan.requests.append((method, path))
+        self.plan.arrivals.append(time.monotonic())
         fault = self.plan.take(method, path)
         if fault is None:
             await self.app(scope, receive, send)

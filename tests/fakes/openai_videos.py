@@ -52,6 +52,7 @@ class CreateCall:
 class FakeOpenAIVideos:
     api_key: str = "test-key"
     models: frozenset[str] | None = None
+    seconds: tuple[str, ...] = SECONDS  # what `seconds` takes (a reseller may take more)
     polls_to_finish: int = 2
     moderate_prompts_containing: str | None = None
     fail_jobs_with: tuple[str, str] | None = None
@@ -194,8 +195,8 @@ class FakeOpenAIVideos:
         model = fields.get("model", "sora-2")
         if self.models is not None and model not in self.models:
             return _invalid_value("model", model, sorted(self.models))
-        if fields.get("seconds", "4") not in SECONDS:
-            return _invalid_value("seconds", fields["seconds"], SECONDS)
+        if fields.get("seconds", "4") not in self.seconds:
+            return _invalid_value("seconds", fields["seconds"], self.seconds)
         size = fields.get("size", "720x1280")
         if size not in SIZES:
             return _invalid_value("size", size, SIZES)
