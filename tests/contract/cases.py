@@ -25,6 +25,7 @@ from tests.fakes.runway import RunwayFake
 from tests.fakes.seedance import TASKS, FakeArk, ark_error
 from tests.fakes.veo import VeoFake
 from tests.fakes.wan import CREATE_PATH, FakeWan
+from tests.support.catalogs import gateway_model
 
 Answer = tuple[int, object]  # an HTTP status and the JSON body the provider sends with it
 
@@ -54,9 +55,39 @@ class ProviderCase:
     settings: Mapping[str, Any] = field(default_factory=dict)
     # Shorten the adapter's HTTP timeout where it keeps its own client (after start-up).
     shorten_timeout: Callable[[Any, float], None] | None = None
+    # Each way the provider refuses the prompt "something forbidden": set up on the fake.
+    moderations: Mapping[str, Callable[[Any], None]] = field(
+        default_factory=lambda: {"prompt": _flag_prompts}
+    )
+    # Cancel every job on the provider's side (someone did, in its dashboard), if it can.
+    cancel_remotely: Callable[[Any], None] | None = None
 
     def __str__(self) -> str:
         return self.name
+
+
+def _flag_prompts(fake: Any) -> None:
+    fake.moderate_prompts_containing = "forbidden"
+
+
+def _set(**values: object) -> Callable[[Any], None]:
+    """Sets these attributes on the fake."""
+
+    def setup(fake: Any) -> None:
+        for name, value in values.items():
+            setattr(fake, name, value)
+
+    return setup
+
+
+def _set_status(table: str, status: str) -> Callable[[Any], None]:
+    """Sets the status of every job in the fake's `table`."""
+
+    def setup(fake: Any) -> None:
+        for job in getattr(fake, table).values():
+            job.status = status
+
+    return setup
 
 
 def _google(status: int, state: str, message: str) -> Answer:
@@ -93,28 +124,7 @@ def _openrouter(status: int, message: str) -> Answer:
 
 def _gateway_catalog(url: str, timeout: float) -> str:
     """An operator's model behind an OpenAI-style /v1/videos gateway (the fake)."""
-    return f"""
-[[models]]
-id = "gateway-clip"
-name = "gateway-clip"
-provider = "Example Labs"
-type = "text-to-video"
-capabilities = ["text-to-video", "image-to-video"]
-max_duration = 12
-default_duration = 4
-durations = [4, 8, 12]
-aspect_ratios = ["16:9", "9:16"]
-
-  [[models.routes]]
-  provider = "openai_videos"
-  model = "upstream-clip-1"
-  price_per_second = 0.1
-
-  [models.routes.options]
-  base_url = "{url}/v1"
-  api_key_env = "{GATEWAY_KEY_ENV}"
-  timeout_seconds = {timeout}
-"""
+    return gateway_model("gateway-clip", "upstream-clip-1", url, GATEWAY_KEY_ENV, timeout)
 
 
 def _set_client_timeout(attribute: str, provider: str) -> Callable[[Any, float], None]:
@@ -177,6 +187,7 @@ CASES: tuple[ProviderCase, ...] = (
                 {"error": "You do not have enough credits to run this task."},
             )
         },
+        cancel_remotely=_set_status("tasks", "CANCELLED"),
     ),
     ProviderCase(
         name="luma",
@@ -198,6 +209,10 @@ CASES: tuple[ProviderCase, ...] = (
                 400,
                 {"detail": "Insufficient credits: please top up your API balance"},
             )
+        },
+        moderations={
+            "generation failed": _flag_prompts,
+            "400 at create": _set(moderate_prompts_containing="forbidden", moderate_at_create=True),
         },
     ),
     ProviderCase(
@@ -228,6 +243,12 @@ CASES: tuple[ProviderCase, ...] = (
             )
         },
         catalog=_gateway_catalog,
+        moderations={
+            "at create": _flag_prompts,
+            "in the job": _set(
+                fail_jobs_with=("moderation_blocked", "The video was blocked by moderation.")
+            ),
+        },
     ),
     ProviderCase(
         name="kling",
@@ -322,6 +343,10 @@ CASES: tuple[ProviderCase, ...] = (
             ),
         },
         shorten_timeout=_set_client_timeout("_client", "seedance"),
+        moderations={
+            "input": _flag_prompts,
+            "output": _set(moderate_outputs_containing="forbidden"),
+        },
     ),
     ProviderCase(
         name="wan",
@@ -353,6 +378,10 @@ CASES: tuple[ProviderCase, ...] = (
                 429, "PrepaidBillOverdue", "The prepaid bill is overdue."
             ),
         },
+        moderations={
+            "input": _flag_prompts,
+            "output": _set(moderate_outputs_containing="forbidden"),
+        },
     ),
     ProviderCase(
         name="fal",
@@ -376,6 +405,10 @@ CASES: tuple[ProviderCase, ...] = (
         refusals={
             "402": (402, {"detail": "Exhausted balance. Top up your balance at fal.ai."}),
             "403 locked": (403, LOCKED),
+        },
+        moderations={  # fal reports moderation with the result, some apps at submit
+            "with the result": _flag_prompts,
+            "422 at submit": _set(moderate_prompts_containing="forbidden", moderate_at_submit=True),
         },
     ),
     ProviderCase(
@@ -432,6 +465,11 @@ CASES: tuple[ProviderCase, ...] = (
             )
         },
         settings={"public_url": "https://videos.example.com"},
+        moderations={
+            "job failed": _flag_prompts,
+            "403 guardrail at create": _set(flag_prompts_containing="forbidden"),
+        },
+        cancel_remotely=_set_status("jobs", "cancelled"),
     ),
 )
 

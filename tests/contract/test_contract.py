@@ -20,7 +20,7 @@ from standardwebhooks.webhooks import Webhook
 from tests.contract.cases import BY_NAME, CASES, KEY, ProviderCase
 from tests.fakes.base import Fault
 from tests.fakes.openai_videos import FakeOpenAIVideos
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, assert_failed, running, test_settings
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from tests.support.video import decode
@@ -134,12 +134,6 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def assert_failed(done: dict[str, Any], code: str) -> None:
-    assert done["status"] == "failed", done
-    assert done["error"]["code"] == code, done
-    assert done["video_url"] is None
-
-
 # --- the shared behaviours --------------------------------------------------------------------
 
 
@@ -215,14 +209,36 @@ async def test_rejected_credentials_fail_as_provider_unavailable(
     assert case.jobs(run.fake) == 0
 
 
+MODERATIONS = [
+    pytest.param(case, name, id=f"{case}-{name}") for case in CASES for name in case.moderations
+]
+
+
+@pytest.mark.parametrize(("case", "moderation"), MODERATIONS)
 async def test_moderated_prompt_fails_with_content_policy(
-    case: ProviderCase, tmp_path: Path
+    case: ProviderCase, moderation: str, tmp_path: Path
 ) -> None:
     async with started(case, tmp_path) as run:
-        run.fake.moderate_prompts_containing = "forbidden"
+        case.moderations[moderation](run.fake)
         done = await run.generate(prompt="something forbidden")
     assert_failed(done, "content_policy")
     assert run.submits == 1  # the user's error: never retried
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.cancel_remotely], ids=str)
+async def test_a_job_cancelled_at_the_provider_fails_the_generation(
+    case: ProviderCase, tmp_path: Path
+) -> None:
+    async with started(case, tmp_path) as run:
+        run.fake.never_finish = True
+        key = await run.app.new_key()
+        created = await run.app.create(key, model=case.model, prompt="p")
+        generation_id = created.json()["id"]
+        await run.app.wait_for(key, generation_id, statuses=["in_progress"], timeout=10)
+        assert case.cancel_remotely is not None
+        case.cancel_remotely(run.fake)
+        done = await run.app.wait_for(key, generation_id, timeout=20)
+    assert_failed(done, "provider_error")
 
 
 async def test_never_finishing_job_times_out_and_is_cancelled(

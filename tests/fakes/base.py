@@ -1,4 +1,5 @@
-"""What every fake shares: fault injection and a real small MP4 to serve."""
+"""What every fake shares: fault injection, the request log, auth checks, fetching input
+images the way a provider does, and a real small MP4 to serve."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+import httpx
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vidrouter.providers.local_render import RenderSpec, render_video
@@ -137,6 +140,31 @@ async def _respond(
     }
     await send(start)
     await send({"type": "http.response.body", "body": body})
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8\xff"
+
+
+def has_credential(request: Request, credential: str, scheme: str = "Bearer") -> bool:
+    """Whether the request carries `Authorization: <scheme> <credential>`."""
+    return request.headers.get("authorization") == f"{scheme} {credential}"
+
+
+def is_png_or_jpeg(data: bytes) -> bool:
+    return data.startswith((PNG_SIGNATURE, JPEG_SIGNATURE))
+
+
+async def fetch_image(url: str) -> bytes | None:
+    """The body of an http(s) image URL as a provider's fetcher sees it; None if unreachable."""
+    if not url.startswith(("http://", "https://")):
+        return None
+    try:
+        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
+            response = await client.get(url)
+    except httpx.HTTPError:
+        return None
+    return response.content if response.status_code == 200 else None
 
 
 @functools.cache

@@ -29,21 +29,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, fetch_image, is_png_or_jpeg, sample_mp4
 
 BAD_KEY = {"detail": "Authentication is required to access this application."}  # unconfirmed
 LOCKED = {"detail": "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai."}
 FLAGGED = (
     "The content could not be processed because it contained material flagged by a content checker."
 )
-_PNG = b"\x89PNG\r\n\x1a\n"
-_JPEG = b"\xff\xd8\xff"
 STR = "string"
 INT = "integer"
 SEC = "seconds"
@@ -491,12 +488,6 @@ async def _image_readable(url: str) -> bool:
             data = base64.b64decode(payload, validate=True)
         except (binascii.Error, ValueError):
             return False
-        return header.endswith(";base64") and data.startswith((_PNG, _JPEG))
-    if not url.startswith(("http://", "https://")):
-        return False
-    try:
-        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
-            response = await client.get(url)
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200 and response.content.startswith((_PNG, _JPEG))
+        return header.endswith(";base64") and is_png_or_jpeg(data)
+    fetched = await fetch_image(url)
+    return fetched is not None and is_png_or_jpeg(fetched)

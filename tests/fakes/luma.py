@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, fetch_image, is_png_or_jpeg, sample_mp4
 
 API = "/dream-machine/v1"
 MODELS = ("ray-2", "ray-flash-2")
@@ -32,8 +31,6 @@ RESOLUTIONS = ("540p", "720p", "1080p", "4k")
 BAD_KEY = {"detail": "Invalid API key is provided"}
 MODERATION_FAILED = "Advanced moderation failed"
 IMAGE_FAILED = "400: failed to moderate image"
-_PNG = b"\x89PNG\r\n\x1a\n"
-_JPEG = b"\xff\xd8\xff"
 
 
 @dataclass
@@ -192,11 +189,5 @@ def _validate(body: object) -> str | None:
 
 
 async def _image_fetchable(url: str) -> bool:
-    if not url.startswith(("http://", "https://")):
-        return False
-    try:
-        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
-            response = await client.get(url)
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200 and response.content.startswith((_PNG, _JPEG))
+    data = await fetch_image(url)
+    return data is not None and is_png_or_jpeg(data)
