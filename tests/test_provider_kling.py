@@ -274,12 +274,7 @@ async def test_models_as_listed_and_not_with_one_of_the_two_keys(tmp_path: Path)
 async def test_generation_sends_the_documented_request(tmp_path: Path) -> None:
     fake = KlingFake()
     async with service(tmp_path, fake) as (app, _):
-        done = await app.generate(
-            model="kling-v2.5-turbo",
-            prompt="a red fox in the snow",
-            duration=10,
-            aspect_ratio="9:16",
-        )
+        done = await generate(app, duration=10, aspect_ratio="9:16")
         assert done["status"] == "completed", done
         assert done["cost"] == {"amount": 0.7, "currency": "USD"}  # 10 s x $0.07
         video = await app.client.get(done["video_url"])

@@ -291,7 +291,9 @@ CASES: tuple[ProviderCase, ...] = (
         cancel=None,  # MiniMax has no cancel endpoint
         jobs=lambda fake: len(fake.tasks),
         server_error=(502, {"error": "bad gateway"}),
-        throttled=_minimax(1002, "rate limit exceeded(RPM)", status=429),
+        # MiniMax documents no HTTP status for its errors (its 1002 comes in a 200: see
+        # rate_limits); a proxy's plain 429 with Retry-After must still be honoured.
+        throttled=(429, {}),
         rate_limits={  # MiniMax answers every error with HTTP 200 and base_resp
             "1002": _minimax(1002, "rate limit exceeded(RPM)"),
             "1039": _minimax(1039, "rate limit exceeded(TPM)"),

@@ -21,6 +21,7 @@ from tests.contract.cases import BY_NAME, CASES, KEY, ProviderCase
 from tests.fakes.base import Fault
 from tests.fakes.openai_videos import FakeOpenAIVideos
 from tests.support.harness import Harness, assert_failed, running, test_settings
+from tests.support.images import data_uri
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from tests.support.video import decode
@@ -223,6 +224,23 @@ async def test_moderated_prompt_fails_with_content_policy(
         done = await run.generate(prompt="something forbidden")
     assert_failed(done, "content_policy")
     assert run.submits == 1  # the user's error: never retried
+
+
+async def test_an_input_that_is_no_image_never_reaches_the_provider(
+    case: ProviderCase, tmp_path: Path
+) -> None:
+    not_an_image = data_uri(b"this is plain text, whatever the data URI says")
+    async with started(case, tmp_path) as run:
+        key = await run.app.new_key()
+        body = {"model": case.model, "prompt": "p", "image_url": not_an_image}
+        created = await run.app.create(key, **body)
+        if created.status_code == 202:  # checked when the engine fetches inputs
+            done = await run.app.wait_for(key, created.json()["id"])
+            assert_failed(done, "invalid_input")
+        else:  # or checked at once
+            assert created.status_code == 400, created.text
+            assert created.json()["error"]["param"] == "image_url", created.text
+    assert run.fake.plan.requests == []
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.cancel_remotely], ids=str)

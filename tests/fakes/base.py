@@ -155,16 +155,16 @@ def is_png_or_jpeg(data: bytes) -> bool:
     return data.startswith((PNG_SIGNATURE, JPEG_SIGNATURE))
 
 
-async def fetch_image(url: str) -> bytes | None:
-    """The body of an http(s) image URL as a provider's fetcher sees it; None if unreachable."""
+async def serves_an_image(url: str) -> bool:
+    """Whether an http(s) URL serves a PNG or JPEG, as a provider's fetcher sees it."""
     if not url.startswith(("http://", "https://")):
-        return None
+        return False
     try:
         async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
             response = await client.get(url)
     except httpx.HTTPError:
-        return None
-    return response.content if response.status_code == 200 else None
+        return False
+    return response.status_code == 200 and is_png_or_jpeg(response.content)
 
 
 @functools.cache

@@ -48,7 +48,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from tests.fakes.base import sample_mp4
+from tests.fakes.base import has_credential, sample_mp4
 from tests.fakes.openai_videos import (
     error_answer,
     json_answer,
@@ -254,7 +254,7 @@ class ChaosProvider:
     def _check_auth(self, request: Request) -> Response | None:
         if self.api_key is None:
             return None
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+        if not has_credential(request, self.api_key):
             return error_answer(401, "Incorrect API key provided.", code="invalid_api_key")
         return None
 

@@ -34,7 +34,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, fetch_image, is_png_or_jpeg, sample_mp4
+from tests.fakes.base import (
+    FaultInjector,
+    FaultPlan,
+    has_credential,
+    is_png_or_jpeg,
+    sample_mp4,
+    serves_an_image,
+)
 
 BAD_KEY = {"detail": "Authentication is required to access this application."}  # unconfirmed
 LOCKED = {"detail": "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai."}
@@ -338,14 +345,14 @@ class FalFake:
     # --- behaviour ------------------------------------------------------------------------
 
     def _auth(self, request: Request) -> Response | None:
-        if request.headers.get("authorization") != f"Key {self.api_key}":
+        if not has_credential(request, self.api_key, "Key"):
             return JSONResponse(BAD_KEY, status_code=401)
         if self.out_of_balance:
             return JSONResponse(LOCKED, status_code=403)
         return None
 
     def _platform_auth(self, request: Request) -> Response | None:
-        if request.headers.get("authorization") != f"Key {self.api_key}":
+        if not has_credential(request, self.api_key, "Key"):
             error = {"type": "authorization_error", "message": "Authentication required"}
             return JSONResponse({"error": error}, status_code=401)
         return None
@@ -489,5 +496,4 @@ async def _image_readable(url: str) -> bool:
         except (binascii.Error, ValueError):
             return False
         return header.endswith(";base64") and is_png_or_jpeg(data)
-    fetched = await fetch_image(url)
-    return fetched is not None and is_png_or_jpeg(fetched)
+    return await serves_an_image(url)

@@ -21,7 +21,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, fetch_image, is_png_or_jpeg, sample_mp4
+from tests.fakes.base import (
+    FaultInjector,
+    FaultPlan,
+    has_credential,
+    sample_mp4,
+    serves_an_image,
+)
 
 API = "/dream-machine/v1"
 MODELS = ("ray-2", "ray-flash-2")
@@ -80,7 +86,7 @@ class LumaFake:
         failure = self.fail_jobs_with or (MODERATION_FAILED if flagged else None)
         frames = body.get("keyframes") or {}
         for frame in frames.values():
-            if frame.get("type") == "image" and not await _image_fetchable(frame["url"]):
+            if frame.get("type") == "image" and not await serves_an_image(frame["url"]):
                 failure = failure or IMAGE_FAILED
         generation_id = str(uuid.uuid4())
         request_echo = {"generation_type": "video", **body}
@@ -123,7 +129,7 @@ class LumaFake:
     # --- behaviour -------------------------------------------------------------------------
 
     def _authorised(self, request: Request) -> bool:
-        return request.headers.get("authorization") == f"Bearer {self.api_key}"
+        return has_credential(request, self.api_key)
 
     def _advance(self, generation: dict[str, Any], base: str) -> None:
         if generation["state"] in ("completed", "failed"):
@@ -186,8 +192,3 @@ def _validate(body: object) -> str | None:
             continue
         return "a keyframe is {type: image, url} or {type: generation, id}"
     return None
-
-
-async def _image_fetchable(url: str) -> bool:
-    data = await fetch_image(url)
-    return data is not None and is_png_or_jpeg(data)

@@ -24,13 +24,13 @@ the key as it is at that moment.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, ClassVar
 from urllib.parse import quote
 
@@ -38,26 +38,10 @@ import httpx
 from PIL import Image, ImageOps
 
 from vidrouter.domain.generation import JsonScalar
-from vidrouter.providers import http
-from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    RateLimited,
-    ResultRef,
-)
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
-from vidrouter.settings import Settings
+from vidrouter.providers.openai_videos import errors
 
 log = logging.getLogger(__name__)
 
@@ -68,24 +52,19 @@ _SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
 # OpenAI's own vocabulary first; the rest are spellings seen at resellers of the format.
 _STATES = {
-    "queued": JobState.QUEUED,
-    "submitted": JobState.QUEUED,
-    "pending": JobState.QUEUED,
-    "in_progress": JobState.RUNNING,
-    "processing": JobState.RUNNING,
-    "running": JobState.RUNNING,
-    "completed": JobState.SUCCEEDED,
-    "succeeded": JobState.SUCCEEDED,
-    "failed": JobState.FAILED,
-    "expired": JobState.FAILED,
-    "cancelled": JobState.CANCELED,
-    "canceled": JobState.CANCELED,
+    "queued": base.JobState.QUEUED,
+    "submitted": base.JobState.QUEUED,
+    "pending": base.JobState.QUEUED,
+    "in_progress": base.JobState.RUNNING,
+    "processing": base.JobState.RUNNING,
+    "running": base.JobState.RUNNING,
+    "completed": base.JobState.SUCCEEDED,
+    "succeeded": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+    "expired": base.JobState.FAILED,
+    "cancelled": base.JobState.CANCELED,
+    "canceled": base.JobState.CANCELED,
 }
-_MODERATION_CODES = frozenset(
-    {"moderation_blocked", "content_policy_violation", "content_filter", "safety_violation"}
-)
-_MODERATION_WORDS = ("moderation", "content policy", "safety system", "content_policy")
-_RETRYABLE_JOB_CODES = frozenset({"internal_error", "server_error", "timeout", "overloaded"})
 
 
 @dataclass(frozen=True)
@@ -100,15 +79,15 @@ class Upstream:
     def of(cls, values: Mapping[str, JsonScalar]) -> Upstream:
         base_url = values.get("base_url")
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise AuthFailed(f"{NAME} route option base_url must be an http(s) URL")
+            raise base.AccountRefused(f"{NAME} route option base_url must be an http(s) URL")
         key_env = values.get("api_key_env")
         if key_env is not None and not isinstance(key_env, str):
-            raise AuthFailed(f"{NAME} route option api_key_env must be a variable name")
+            raise base.AccountRefused(f"{NAME} route option api_key_env must be a variable name")
         timeout = values.get("timeout_seconds")
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float)
         ):
-            raise AuthFailed(f"{NAME} route option timeout_seconds must be a number")
+            raise base.AccountRefused(f"{NAME} route option timeout_seconds must be a number")
         return cls(base_url.rstrip("/"), key_env or None, float(timeout) if timeout else None)
 
     def data(self) -> dict[str, JsonScalar]:
@@ -123,20 +102,16 @@ class OpenAIVideosProvider:
     name: ClassVar[str] = NAME
     # Sora 2 took ~1-3 min for a 4-8 s clip and Sora 2 Pro several times that; resellers
     # queue for minutes more under load.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=15),
-        interval=timedelta(seconds=10),
-        max_interval=timedelta(seconds=30),
-        max_wait=timedelta(minutes=45),
-    )
+    poll_policy = base.PollPolicy.seconds(15, 10, 30, give_up=45 * 60)
 
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
+    def __init__(self, config: AdapterConfig) -> None:
+        # No base URL of its own: each route names its upstream (and its key's variable).
+        self._config = config
         self._clients: dict[str, httpx.AsyncClient] = {}
 
     # --- the provider interface -----------------------------------------------------------
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         upstream = Upstream.of(request.options)
         headers = {**self._auth(upstream), "X-Client-Request-Id": request.generation_id}
         size = size_for(request.aspect_ratio, request.options)
@@ -152,33 +127,33 @@ class OpenAIVideosProvider:
         video = http.json_object(response)
         video_id = video.get("id")
         if not isinstance(video_id, str) or not video_id:
-            raise MalformedResponse("POST /videos answered without a video id")
-        return ProviderJob(
+            raise base.MalformedResponse("POST /videos answered without a video id")
+        return base.ProviderJob(
             video_id,
             data={**upstream.data(), "model": request.model, "size": size},
             request_id=response.headers.get(REQUEST_ID_HEADER),
         )
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         upstream = Upstream.of(job.data)
         response = await self._send(
             upstream, "GET", _video_path(job.id), headers=self._auth(upstream), lost_job=True
         )
         return status_of(http.json_object(response))
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
         upstream = Upstream.of(job.data)
-        return ResultRef(
+        return base.ResultRef(
             url=f"{upstream.base_url}{_video_path(job.id)}/content", headers=self._auth(upstream)
         )
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         # OpenAI documents DELETE for completed or failed videos; gateways that cannot stop a
         # running job refuse it, which is fine: the engine has given up on it either way.
         try:
             upstream = Upstream.of(job.data)
             await self._send(upstream, "DELETE", _video_path(job.id), headers=self._auth(upstream))
-        except ProviderError as exc:
+        except base.ProviderError as exc:
             log.info("openai_videos_cancel_refused", extra={"job_id": job.id, "error": exc.code})
 
     async def aclose(self) -> None:
@@ -191,16 +166,20 @@ class OpenAIVideosProvider:
     def _client(self, base_url: str) -> httpx.AsyncClient:
         client = self._clients.get(base_url)
         if client is None:
-            client = http.new_client(base_url, {"Accept": "application/json"})
+            client = http.new_client(
+                base_url, {"Accept": "application/json"}, transport=self._config.transport
+            )
             self._clients[base_url] = client
         return client
 
     def _auth(self, upstream: Upstream) -> dict[str, str]:
         if upstream.api_key_env is None:
             return {}  # an upstream that takes no key (e.g. on a private network)
-        key = self._settings.env(upstream.api_key_env)
+        key = self._config.credential(upstream.api_key_env)
         if key is None:
-            raise AuthFailed(f"{upstream.api_key_env} is not set (the {NAME} route's api key)")
+            raise base.AccountRefused(
+                f"{upstream.api_key_env} is not set (the {NAME} route's api key)"
+            )
         return {"Authorization": f"Bearer {key}"}
 
     async def _send(
@@ -208,21 +187,19 @@ class OpenAIVideosProvider:
     ) -> httpx.Response:
         if upstream.timeout is not None:
             kw["timeout"] = httpx.Timeout(upstream.timeout, connect=min(10.0, upstream.timeout))
-        try:
-            return await http.send(
-                self._client(upstream.base_url),
-                method,
-                path,
-                request_id_header=REQUEST_ID_HEADER,
-                **kw,
-            )
-        except ProviderError as exc:
-            raise refine(exc, lost_job=lost_job) from exc
+        return await http.send(
+            self._client(upstream.base_url),
+            method,
+            path,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=functools.partial(errors.refine, lost_job=lost_job),
+            **kw,
+        )
 
-    async def _reference(self, request: ProviderRequest, size: str) -> tuple[str, bytes, str]:
+    async def _reference(self, request: base.ProviderRequest, size: str) -> tuple[str, bytes, str]:
         assert request.image_url is not None
         data, mime = await load_image(
-            request.image_url, allow_private=self._settings.allow_private_webhook_urls
+            request.image_url, allow_private=self._config.allow_private_images
         )
         if request.options.get("fit_image", True) is not False:
             data, mime = await asyncio.to_thread(fit_image, data, mime, size)
@@ -237,15 +214,17 @@ def size_for(aspect_ratio: str, options: Mapping[str, JsonScalar]) -> str:
     raw = options.get("sizes")
     if raw is not None:
         if not isinstance(raw, str):
-            raise AuthFailed(f'{NAME} route option sizes must read like "16:9=1280x720,..."')
+            raise base.AccountRefused(
+                f'{NAME} route option sizes must read like "16:9=1280x720,..."'
+            )
         for entry in filter(None, (part.strip() for part in raw.split(","))):
             ratio, _, size = (s.strip() for s in entry.partition("="))
             if not ratio or not _SIZE.match(size):
-                raise AuthFailed(f"{NAME} route option sizes: bad entry {entry!r}")
+                raise base.AccountRefused(f"{NAME} route option sizes: bad entry {entry!r}")
             sizes[ratio] = size
     chosen = sizes.get(aspect_ratio)
     if chosen is None:
-        raise InvalidInput(f"aspect ratio {aspect_ratio} has no size on this upstream")
+        raise base.InvalidInput(f"aspect ratio {aspect_ratio} has no size on this upstream")
     return chosen
 
 
@@ -267,7 +246,7 @@ def fit_image(data: bytes, mime: str, size: str) -> tuple[bytes, str]:
             source = image.convert("RGB") if mime == "image/jpeg" else image
             fitted = ImageOps.fit(source, target, Image.Resampling.LANCZOS)
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise InvalidInput(f"the image could not be read: {exc}") from exc
+        raise base.InvalidInput(f"the image could not be read: {exc}") from exc
     out = io.BytesIO()
     if mime == "image/jpeg":
         fitted.save(out, format="JPEG", quality=95)
@@ -286,7 +265,9 @@ def _create_body(
             body["input_reference"] = {"image_url": to_data_uri(image[1], image[2])}
         return {"json": body}
     if request_format != "multipart":
-        raise AuthFailed(f'{NAME} route option request_format must be "multipart" or "json"')
+        raise base.AccountRefused(
+            f'{NAME} route option request_format must be "multipart" or "json"'
+        )
     files: dict[str, Any] = {name: (None, value) for name, value in fields.items()}
     if image is not None:
         files["input_reference"] = image
@@ -300,79 +281,20 @@ def _video_path(video_id: str) -> str:
 # --- their answers onto ours ----------------------------------------------------------------
 
 
-def status_of(video: Mapping[str, Any]) -> ProviderStatus:
+def status_of(video: Mapping[str, Any]) -> base.ProviderStatus:
     raw = video.get("status")
     state = _STATES.get(raw) if isinstance(raw, str) else None
     if state is None:
-        raise MalformedResponse(f"the upstream reported an unknown video status {raw!r}")
+        raise base.MalformedResponse(f"the upstream reported an unknown video status {raw!r}")
     progress = video.get("progress")
     percent = max(0, min(100, int(progress))) if isinstance(progress, int | float) else None
-    if state is JobState.SUCCEEDED:
-        return ProviderStatus(state, progress=100, billed_seconds=_seconds(video.get("seconds")))
-    if state is JobState.FAILED:
-        return ProviderStatus(state, progress=percent, error=job_error(video))
-    return ProviderStatus(state, progress=percent)
-
-
-def job_error(video: Mapping[str, Any]) -> ProviderError:
-    found = video.get("error")
-    error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    code = _text(error.get("code")) or ("expired" if video.get("status") == "expired" else None)
-    message = _text(error.get("message")) or "the upstream reported that the video failed"
-    if _is_moderation(code, None, message):
-        return ContentRejected(message, provider_code=code)
-    if code and (code.startswith("invalid") or "image" in code):
-        return InvalidInput(message, provider_code=code)
-    return JobFailed(message, retryable=code in _RETRYABLE_JOB_CODES, provider_code=code)
-
-
-def refine(exc: ProviderError, *, lost_job: bool = False) -> ProviderError:
-    """A finer error from the OpenAI error body `{"error": {message, type, param, code}}`."""
-    response = exc.response
-    if response is None:
-        return exc
-    code, kind, param, message = _error_fields(response)
-    status = response.status_code
-    kw: dict[str, Any] = {
-        "provider_code": code or kind,
-        "request_id": exc.request_id,
-        "status_code": status,
-    }
-    text = f"{response.request.method} {response.request.url.path} answered {status}: {message}"
-    refined: ProviderError
-    if _is_moderation(code, kind, message):
-        refined = ContentRejected(message or text, **kw)
-    elif status == 402 or "insufficient_quota" in (code, kind):
-        refined = AuthFailed(text, **kw)  # billing: our account, not the user's request
-    elif status in (404, 410) and lost_job:
-        refined = JobFailed(f"the upstream no longer knows this video ({text})", **kw)
-    elif status in (404, 405) or param == "model" or code == "model_not_found":
-        refined = AuthFailed(f"the route's upstream or model is misconfigured: {text}", **kw)
-    elif isinstance(exc, RateLimited):
-        refined = RateLimited(text, retry_after=exc.retry_after, **kw)
-    else:
-        refined = type(exc)(text, **kw)
-    refined.response = response
-    return refined
-
-
-def _error_fields(response: httpx.Response) -> tuple[str | None, str | None, str | None, str]:
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict):
-        return None, None, None, " ".join(response.text.split())[:300]
-    message = _text(error.get("message")) or ""
-    return _text(error.get("code")), _text(error.get("type")), _text(error.get("param")), message
-
-
-def _is_moderation(code: str | None, kind: str | None, message: str) -> bool:
-    if code in _MODERATION_CODES or kind in _MODERATION_CODES:
-        return True
-    lowered = message.lower()
-    return any(word in lowered for word in _MODERATION_WORDS)
+    if state is base.JobState.SUCCEEDED:
+        return base.ProviderStatus(
+            state, progress=100, billed_seconds=_seconds(video.get("seconds"))
+        )
+    if state is base.JobState.FAILED:
+        return base.ProviderStatus(state, progress=percent, error=errors.job_failure(video))
+    return base.ProviderStatus(state, progress=percent)
 
 
 def _text(value: object) -> str | None:
@@ -387,12 +309,8 @@ def _seconds(value: object) -> float | None:
     return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
-def _build(ctx: ProviderContext) -> OpenAIVideosProvider:
-    return OpenAIVideosProvider(ctx.settings)
-
-
 # No fixed credential: each route names its own key variable (`api_key_env`), which the
 # registry checks before it lists the route.
-FACTORY = ProviderFactory(NAME, (), _build)
+FACTORY = ProviderFactory(NAME, (), OpenAIVideosProvider)
 
-__all__ = ["FACTORY", "OpenAIVideosProvider", "Upstream", "refine", "size_for", "status_of"]
+__all__ = ["FACTORY", "OpenAIVideosProvider", "Upstream", "seconds_for", "size_for", "status_of"]

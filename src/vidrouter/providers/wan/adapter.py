@@ -26,35 +26,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from datetime import timedelta
 from typing import Any, ClassVar
 
 import httpx
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ProviderUnavailable,
-    RateLimited,
-    ResultRef,
-)
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
+from vidrouter.providers.wan import errors
 
 log = logging.getLogger(__name__)
 
+CREDENTIAL = "DASHSCOPE_API_KEY"
 DEFAULT_BASE_URL = "https://dashscope-intl.aliyuncs.com"
 CREATE_PATH = "/api/v1/services/aigc/video-generation/video-synthesis"
 TASK_PATH = "/api/v1/tasks/{task_id}"
@@ -72,45 +56,28 @@ SIZES: Mapping[str, Mapping[str, str]] = {
     "1080P": {"16:9": "1920*1080", "9:16": "1080*1920", "1:1": "1440*1440"},
 }
 
-_STATES: Mapping[str, JobState] = {
-    "PENDING": JobState.QUEUED,
-    "SUSPENDED": JobState.QUEUED,
-    "RUNNING": JobState.RUNNING,
-    "SUCCEEDED": JobState.SUCCEEDED,
-    "FAILED": JobState.FAILED,
-    "CANCELED": JobState.CANCELED,
+_STATES: Mapping[str, base.JobState] = {
+    "PENDING": base.JobState.QUEUED,
+    "SUSPENDED": base.JobState.QUEUED,
+    "RUNNING": base.JobState.RUNNING,
+    "SUCCEEDED": base.JobState.SUCCEEDED,
+    "FAILED": base.JobState.FAILED,
+    "CANCELED": base.JobState.CANCELED,
 }
-
-_CONTENT_CODES = ("DataInspectionFailed", "DataInspection", "IPInfringementSuspect")
-_AUTH_CODES = (
-    "InvalidApiKey",
-    "AccessDenied",
-    "Arrearage",
-    "AllocationQuota.FreeTierOnly",
-    "Model.AccessDenied",
-    "ModelNotFound",
-    "ModelNotOpen",
-)
-_INPUT_CODES = ("InvalidParameter", "InvalidFile", "InvalidURL", "InvalidImage", "BadRequest")
 
 
 class WanProvider:
     name: ClassVar[str] = "wan"
     # Generation typically takes 1-5 minutes (Model Studio docs); tasks are kept 24 hours.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=15),
-        interval=timedelta(seconds=10),
-        max_interval=timedelta(seconds=30),
-        max_wait=timedelta(minutes=45),
-    )
+    poll_policy = base.PollPolicy.seconds(15, 10, 30, give_up=45 * 60)
 
-    def __init__(self, client: httpx.AsyncClient, *, allow_private_images: bool) -> None:
-        self._client = client
-        self._allow_private = allow_private_images
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
+        self._allow_private = config.allow_private_images
 
     # --- submit -----------------------------------------------------------------------------
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         model = request.model
         if request.image_url is not None:
             i2v_model = request.options.get("i2v_model")
@@ -125,19 +92,19 @@ class WanProvider:
         response = await self._send(
             "POST", CREATE_PATH, json=body, headers={"X-DashScope-Async": "enable"}
         )
-        answer = json_object(response)
+        answer = http.json_object(response)
         output = answer.get("output")
         task_id = output.get("task_id") if isinstance(output, dict) else None
         if not isinstance(task_id, str) or not task_id:
-            raise MalformedResponse(f"POST {CREATE_PATH}: no output.task_id in the answer")
+            raise base.MalformedResponse(f"POST {CREATE_PATH}: no output.task_id in the answer")
         request_id = answer.get("request_id")
-        return ProviderJob(
+        return base.ProviderJob(
             id=task_id,
             data={"model": model, "protocol": protocol},
             request_id=request_id if isinstance(request_id, str) else None,
         )
 
-    async def _input(self, request: ProviderRequest, protocol: str) -> dict[str, Any]:
+    async def _input(self, request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
         payload: dict[str, Any] = {"prompt": request.prompt}
         url = request.image_url
         if url is None:
@@ -152,56 +119,55 @@ class WanProvider:
 
     # --- poll, fetch, cancel ----------------------------------------------------------------
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         path = TASK_PATH.format(task_id=job.id)
-        body = json_object(await self._send("GET", path))
+        body = http.json_object(await self._send("GET", path))
         output = body.get("output")
         if not isinstance(output, dict):
-            raise MalformedResponse(f"GET {path}: no output object in the answer")
+            raise base.MalformedResponse(f"GET {path}: no output object in the answer")
         status = output.get("task_status")
         request_id = body.get("request_id") if isinstance(body.get("request_id"), str) else None
         if status == "SUCCEEDED":
             url = output.get("video_url")
             if not isinstance(url, str) or not url:
-                raise MalformedResponse(f"GET {path}: task succeeded without output.video_url")
+                raise base.MalformedResponse(f"GET {path}: task succeeded without output.video_url")
             data: JobData = {**job.data, "video_url": url}
-            return ProviderStatus(
-                JobState.SUCCEEDED, progress=100, billed_seconds=_billed(body), data=data
+            return base.ProviderStatus(
+                base.JobState.SUCCEEDED, progress=100, billed_seconds=_billed(body), data=data
             )
         if status == "FAILED":
-            return ProviderStatus(JobState.FAILED, error=_task_error(output, request_id))
+            return base.ProviderStatus(
+                base.JobState.FAILED, error=errors.job_failure(output, request_id)
+            )
         if status == "UNKNOWN":
-            error = JobFailed(
+            error = base.JobFailed(
                 f"task {job.id} is unknown to DashScope (expired after 24 hours, or never made)",
                 provider_code="UNKNOWN",
                 request_id=request_id,
             )
-            return ProviderStatus(JobState.FAILED, error=error)
+            return base.ProviderStatus(base.JobState.FAILED, error=error)
         state = _STATES.get(status) if isinstance(status, str) else None
         if state is None:
-            raise MalformedResponse(f"GET {path}: unexpected task_status {status!r}")
-        return ProviderStatus(state)
+            raise base.MalformedResponse(f"GET {path}: unexpected task_status {status!r}")
+        return base.ProviderStatus(state)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        url = job.data.get("video_url")
-        if not isinstance(url, str) or not url:
-            raise MalformedResponse(f"task {job.id} has no video_url to download")
-        return ResultRef(url=url)  # a signed OSS URL: no credentials go with it
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        # A signed OSS URL: no credentials go with it.
+        return http.result_at(job.data.get("video_url"), f"Wan task {job.id}")
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         try:
             await self._send("POST", CANCEL_PATH.format(task_id=job.id))
-        except InvalidInput as exc:  # only PENDING tasks can be canceled; a running one runs on
+        except (
+            base.InvalidInput
+        ) as exc:  # only PENDING tasks can be canceled; a running one runs on
             log.info("wan_cancel_refused", extra={"job_id": job.id, "error": exc.provider_code})
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return await send(self._client, method, path, **kwargs)
-        except ProviderError as exc:
-            raise _refined(exc) from exc
+        return await http.send(self._client, method, path, refine=errors.refine, **kwargs)
 
 
 # --- request translation ------------------------------------------------------------------
@@ -214,7 +180,7 @@ def _protocol(model: str, options: Mapping[str, object]) -> str:
     return MEDIA if model.startswith(_MEDIA_PREFIXES) else LEGACY
 
 
-def _parameters(request: ProviderRequest, protocol: str) -> dict[str, Any]:
+def _parameters(request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
     resolution = str(request.options.get("resolution") or DEFAULT_RESOLUTION).upper()
     params: dict[str, Any] = {"duration": max(1, round(request.duration)), "watermark": False}
     image = request.image_url is not None
@@ -227,7 +193,7 @@ def _parameters(request: ProviderRequest, protocol: str) -> dict[str, Any]:
     else:
         size = SIZES.get(resolution, {}).get(request.aspect_ratio)
         if size is None:
-            raise InvalidInput(
+            raise base.InvalidInput(
                 f"no Wan size for aspect ratio {request.aspect_ratio} at {resolution}"
             )
         params["size"] = size
@@ -249,65 +215,4 @@ def _billed(body: Mapping[str, Any]) -> float | None:
     return None
 
 
-# --- errors -------------------------------------------------------------------------------
-
-
-def _matches(code: str, prefixes: tuple[str, ...]) -> bool:
-    return any(code == p or code.startswith(p + ".") for p in prefixes)
-
-
-def _task_error(output: Mapping[str, Any], request_id: str | None) -> ProviderError:
-    code = str(output.get("code") or "")
-    message = f"Wan task failed: {code or 'no code'}: {output.get('message') or ''}".rstrip(": ")
-    kw: dict[str, Any] = {"provider_code": code or None, "request_id": request_id}
-    if _matches(code, _CONTENT_CODES):
-        return ContentRejected(message, **kw)
-    if _matches(code, _INPUT_CODES):
-        return InvalidInput(message, **kw)
-    retryable = code.startswith(("InternalError", "SystemError", "Throttling")) or not code
-    return JobFailed(message, retryable=retryable, **kw)
-
-
-def _refined(exc: ProviderError) -> ProviderError:
-    """The error a DashScope error body stands for, keeping its code and request id."""
-    response = exc.response
-    if response is None:
-        return exc
-    try:
-        body = response.json()
-    except ValueError:
-        return exc
-    if not isinstance(body, dict):
-        return exc
-    code = str(body.get("code") or "")
-    request_id = body.get("request_id")
-    exc.provider_code = code or exc.provider_code
-    exc.request_id = request_id if isinstance(request_id, str) and request_id else exc.request_id
-    if isinstance(exc, RateLimited | ProviderUnavailable) or not code:
-        return exc
-    kw: dict[str, Any] = {
-        "provider_code": exc.provider_code,
-        "request_id": exc.request_id,
-        "status_code": exc.status_code,
-    }
-    refined: ProviderError | None = None
-    if _matches(code, _CONTENT_CODES):
-        refined = ContentRejected(exc.message, **kw)
-    elif _matches(code, _AUTH_CODES) and not isinstance(exc, AuthFailed):
-        refined = AuthFailed(exc.message, **kw)
-    elif code.startswith("Throttling"):
-        refined = RateLimited(exc.message, retry_after=None, **kw)
-    if refined is None:
-        return exc
-    refined.response = response
-    return refined
-
-
-def _build(ctx: ProviderContext) -> WanProvider:
-    key = ctx.settings.env("DASHSCOPE_API_KEY") or ""
-    base_url = ctx.settings.provider_base_url("wan", DEFAULT_BASE_URL)
-    client = new_client(base_url, headers={"Authorization": f"Bearer {key}"})
-    return WanProvider(client, allow_private_images=ctx.settings.allow_private_webhook_urls)
-
-
-FACTORY = ProviderFactory("wan", ("DASHSCOPE_API_KEY",), _build)
+FACTORY = ProviderFactory("wan", (CREDENTIAL,), WanProvider, DEFAULT_BASE_URL)

@@ -14,31 +14,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, ClassVar
 from urllib.parse import quote
 
 import httpx
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ResultRef,
-)
-from vidrouter.providers.http import json_object, new_client, send
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
+from vidrouter.providers.runway import errors
 
 API_VERSION = "2024-11-06"
 DEFAULT_BASE_URL = "https://api.dev.runwayml.com"
@@ -69,27 +54,20 @@ class RunwayProvider:
     name: ClassVar[str] = "runway"
     # Runway: "do not expect updates more often than every five seconds"; Gen-4 Turbo takes
     # well under a minute, Gen-4.5 a few; THROTTLED tasks wait for a free slot of the account.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=10),
-        interval=timedelta(seconds=5),
-        max_interval=timedelta(seconds=20),
-        max_wait=timedelta(minutes=30),
-    )
+    poll_policy = base.PollPolicy.seconds(10, 5, 20, give_up=30 * 60)
 
-    def __init__(self, api_key: str, base_url: str, *, allow_private_images: bool) -> None:
-        self._client = new_client(
-            base_url,
-            {"Authorization": f"Bearer {api_key}", "X-Runway-Version": API_VERSION},
-        )
-        self._allow_private = allow_private_images
+    def __init__(self, config: AdapterConfig) -> None:
+        headers = http.bearer(config.key(CREDENTIAL), **{"X-Runway-Version": API_VERSION})
+        self._client = http.client_for(config, headers)
+        self._allow_private = config.allow_private_images
 
     # --- submit -----------------------------------------------------------------------------
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         rules = _MODELS.get(request.model, _UNKNOWN_MODEL)
         ratio = RATIOS.get(request.aspect_ratio)
         if ratio is None:
-            raise InvalidInput(f"Runway does not make {request.aspect_ratio} videos")
+            raise base.InvalidInput(f"Runway does not make {request.aspect_ratio} videos")
         _check_prompt(request.prompt)
         duration = max(1, round(request.duration))
         body: dict[str, Any] = {
@@ -100,18 +78,20 @@ class RunwayProvider:
         }
         if request.image_url:
             if request.aspect_ratio not in rules.image_ratios:
-                raise InvalidInput(f"{request.model} does not make {request.aspect_ratio} videos")
+                raise base.InvalidInput(
+                    f"{request.model} does not make {request.aspect_ratio} videos"
+                )
             body["promptImage"] = await self._prompt_image(request.image_url)
             path = "/v1/image_to_video"
         else:
             if rules.text_ratios is None:
-                raise InvalidInput(
+                raise base.InvalidInput(
                     f"model {request.model} makes videos only from an image: image_url is required",
                     provider_code="image_required",
                 )
             if request.aspect_ratio not in rules.text_ratios:
                 allowed = ", ".join(sorted(rules.text_ratios))
-                raise InvalidInput(
+                raise base.InvalidInput(
                     f"{request.model} makes {request.aspect_ratio} videos only from an image "
                     f"(without image_url: {allowed})",
                     provider_code="ratio_needs_image",
@@ -119,10 +99,10 @@ class RunwayProvider:
             path = "/v1/text_to_video"
         body.update(_route_extras(request.options))
         response = await self._send("POST", path, json=body)
-        task_id = json_object(response).get("id")
+        task_id = http.json_object(response).get("id")
         if not isinstance(task_id, str) or not task_id:
-            raise MalformedResponse(f"POST {path}: the answer has no task id")
-        return ProviderJob(
+            raise base.MalformedResponse(f"POST {path}: the answer has no task id")
+        return base.ProviderJob(
             task_id,
             {"endpoint": path, "duration": duration},
             request_id=response.headers.get(REQUEST_ID_HEADER),
@@ -136,7 +116,7 @@ class RunwayProvider:
         data, mime = await load_image(url, allow_private=self._allow_private)
         uri = to_data_uri(data, mime)
         if len(uri) > MAX_DATA_URI_CHARS:
-            raise InvalidInput(
+            raise base.InvalidInput(
                 "the image is larger than Runway's 5 MB limit for inline images; "
                 "pass it as an https URL instead"
             )
@@ -144,14 +124,14 @@ class RunwayProvider:
 
     # --- poll, fetch, cancel ----------------------------------------------------------------
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         try:
             response = await self._send("GET", _task_path(job.id))
-        except InvalidInput as exc:
+        except base.InvalidInput as exc:
             if exc.status_code == 404:
-                return ProviderStatus(
-                    JobState.FAILED,
-                    error=JobFailed(
+                return base.ProviderStatus(
+                    base.JobState.FAILED,
+                    error=base.JobFailed(
                         f"Runway no longer knows task {job.id}",
                         provider_code="task_not_found",
                         request_id=exc.request_id,
@@ -159,35 +139,29 @@ class RunwayProvider:
                     ),
                 )
             raise
-        return _status(json_object(response), job)
+        return _status(http.json_object(response), job)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        url = job.data.get("output_url")
-        if not isinstance(url, str) or not url:
-            raise MalformedResponse(f"Runway task {job.id} has no output URL")
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
         # A presigned URL: it needs no key, and ours must not travel to the CDN.
-        return ResultRef(url=url)
+        return http.result_at(job.data.get("output_url"), f"Runway task {job.id}")
 
-    async def cancel(self, job: ProviderJob) -> None:
-        try:
-            await self._send("DELETE", _task_path(job.id))
-        except InvalidInput as exc:
-            if exc.status_code != 404:  # already gone: nothing to stop
-                raise
+    async def cancel(self, job: base.ProviderJob) -> None:
+        await http.delete_tolerating(
+            self._client, "DELETE", _task_path(job.id), request_id_header=REQUEST_ID_HEADER
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
     async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return await send(
-                self._client, method, url, request_id_header=REQUEST_ID_HEADER, **kwargs
-            )
-        except ProviderError as exc:
-            refined = _refine(exc)
-            if refined is exc:
-                raise
-            raise refined from exc
+        return await http.send(
+            self._client,
+            method,
+            url,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=errors.refine,
+            **kwargs,
+        )
 
 
 # --- translation ----------------------------------------------------------------------------
@@ -200,7 +174,7 @@ def _task_path(task_id: str) -> str:
 def _check_prompt(prompt: str) -> None:
     units = len(prompt.encode("utf-16-le")) // 2
     if units > MAX_PROMPT_UTF16:
-        raise InvalidInput(
+        raise base.InvalidInput(
             f"Runway takes prompts of at most {MAX_PROMPT_UTF16} UTF-16 code units; "
             f"this one has {units}",
             provider_code="prompt_too_long",
@@ -219,29 +193,31 @@ def _route_extras(options: Mapping[str, object]) -> dict[str, Any]:
     return extras
 
 
-def _status(task: Mapping[str, Any], job: ProviderJob) -> ProviderStatus:
+def _status(task: Mapping[str, Any], job: base.ProviderJob) -> base.ProviderStatus:
     status = task.get("status")
     if status in ("PENDING", "THROTTLED"):
-        return ProviderStatus(JobState.QUEUED, progress=0)
+        return base.ProviderStatus(base.JobState.QUEUED, progress=0)
     if status == "RUNNING":
-        return ProviderStatus(JobState.RUNNING, progress=_percent(task.get("progress")))
+        return base.ProviderStatus(base.JobState.RUNNING, progress=_percent(task.get("progress")))
     if status == "SUCCEEDED":
         output = task.get("output")
         url = output[0] if isinstance(output, list) and output else None
         if not isinstance(url, str) or not url:
-            return ProviderStatus(
-                JobState.FAILED,
-                error=JobFailed("Runway reported success without an output", retryable=True),
+            return base.ProviderStatus(
+                base.JobState.FAILED,
+                error=base.JobFailed("Runway reported success without an output", retryable=True),
             )
         data: JobData = {**job.data, "output_url": url}
         duration = job.data.get("duration")
         billed = float(duration) if isinstance(duration, int | float) else None
-        return ProviderStatus(JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data)
+        return base.ProviderStatus(
+            base.JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data
+        )
     if status == "FAILED":
-        return ProviderStatus(JobState.FAILED, error=_failure(task))
+        return base.ProviderStatus(base.JobState.FAILED, error=errors.job_failure(task))
     if status == "CANCELLED":
-        return ProviderStatus(JobState.CANCELED)
-    raise MalformedResponse(f"Runway task {job.id} has an unknown status {status!r}")
+        return base.ProviderStatus(base.JobState.CANCELED)
+    raise base.MalformedResponse(f"Runway task {job.id} has an unknown status {status!r}")
 
 
 def _percent(progress: object) -> int | None:
@@ -252,79 +228,4 @@ def _percent(progress: object) -> int | None:
     return max(0, min(99, int(progress * 100)))
 
 
-def _failure(task: Mapping[str, Any]) -> ProviderError:
-    """A FAILED task's `failureCode` as our error (docs.dev.runwayml.com/errors/task-failures)."""
-    raw_code = task.get("failureCode")
-    code = raw_code if isinstance(raw_code, str) and raw_code else None
-    reason = task.get("failure")
-    message = f"Runway: {reason if isinstance(reason, str) and reason else 'the task failed'}"
-    if code is not None:
-        message += f" ({code})"
-    if code is None:
-        return JobFailed(message, retryable=True)
-    if code.startswith("SAFETY.") or code.startswith("INPUT_PREPROCESSING.SAFETY"):
-        return ContentRejected(message, provider_code=code)
-    if code.startswith("ASSET."):
-        return InvalidInput(message, provider_code=code)
-    if code.startswith("INTERNAL.BAD_OUTPUT"):  # the same input tends to fail the same way
-        return JobFailed(message, retryable=False, provider_code=code)
-    if code.startswith(("INTERNAL", "INPUT_PREPROCESSING.", "THIRD_PARTY.")):
-        return JobFailed(message, retryable=True, provider_code=code)
-    return JobFailed(message, retryable=False, provider_code=code)
-
-
-def _refine(exc: ProviderError) -> ProviderError:
-    """Runway answers 400 both for bad input and for an empty credit balance; the body says
-    which (`{"error": "...", "issues": [...]}`)."""
-    response = exc.response
-    if response is None or response.status_code != 400:
-        return exc
-    error, issues = _error_body(response)
-    kw: dict[str, Any] = {"request_id": exc.request_id, "status_code": 400}
-    refined: ProviderError
-    if "enough credits" in error.lower():
-        refined = AuthFailed(
-            f"Runway: {error} (the account needs credits)",
-            provider_code="insufficient_credits",
-            **kw,
-        )
-    else:
-        detail = "; ".join(issues)
-        refined = InvalidInput(
-            f"Runway rejected the request: {error}" + (f": {detail}" if detail else ""),
-            provider_code="bad_request",
-            **kw,
-        )
-    refined.response = response
-    return refined
-
-
-def _error_body(response: httpx.Response) -> tuple[str, list[str]]:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:300], []
-    if not isinstance(body, dict):
-        return str(body)[:300], []
-    error = body.get("error")
-    issues = body.get("issues")
-    messages = []
-    if isinstance(issues, list):
-        for issue in issues[:5]:
-            if isinstance(issue, dict):
-                path = ".".join(str(p) for p in issue.get("path", []) or [])
-                text = str(issue.get("message", ""))
-                messages.append(f"{path}: {text}" if path else text)
-    return (str(error) if error else "bad request"), messages
-
-
-def _build(ctx: ProviderContext) -> RunwayProvider:
-    # Routes are used only when the key is set; without one Runway answers 401 (AuthFailed).
-    return RunwayProvider(
-        ctx.settings.env(CREDENTIAL) or "",
-        ctx.settings.provider_base_url("runway", DEFAULT_BASE_URL),
-        allow_private_images=ctx.settings.allow_private_webhook_urls,
-    )
-
-
-FACTORY = ProviderFactory("runway", (CREDENTIAL,), _build)
+FACTORY = ProviderFactory("runway", (CREDENTIAL,), RunwayProvider, DEFAULT_BASE_URL)

@@ -20,35 +20,16 @@ import base64
 import hashlib
 import hmac
 import json
-import time
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any, ClassVar
 
 import httpx
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers import http
-from vidrouter.providers.base import (
-    AuthFailed,
-    ContentRejected,
-    InvalidInput,
-    JobFailed,
-    JobState,
-    MalformedResponse,
-    PollPolicy,
-    ProviderContext,
-    ProviderError,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ProviderTimeout,
-    ProviderUnavailable,
-    RateLimited,
-    ResultRef,
-)
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import decode_data_uri
+from vidrouter.providers.kling import errors
 
 DEFAULT_BASE_URL = "https://api-singapore.klingai.com"
 TOKEN_LIFETIME = 1800  # seconds, as in Kling's own example
@@ -61,15 +42,11 @@ MAX_SUBMITS = 8  # tasks per generation: external_task_id, then "-2", "-3"... af
 _PASSTHROUGH_OPTIONS = ("mode", "sound", "cfg_scale", "negative_prompt")
 
 _STATES = {
-    "submitted": JobState.QUEUED,
-    "processing": JobState.RUNNING,
-    "succeed": JobState.SUCCEEDED,
-    "failed": JobState.FAILED,
+    "submitted": base.JobState.QUEUED,
+    "processing": base.JobState.RUNNING,
+    "succeed": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
 }
-# Words in task_status_msg that mean moderation, a bad input image, or a transient fault.
-_MODERATION_WORDS = ("risk control", "content", "sensitive", "security", "policy", "violat")
-_IMAGE_WORDS = ("image", "picture", "resolution", "aspect ratio")
-_TRANSIENT_WORDS = ("timeout", "timed out", "internal", "system error", "busy", "retry")
 
 
 def encode_jwt(access_key: str, secret_key: str, now: float) -> tuple[str, int]:
@@ -115,22 +92,13 @@ class KlingProvider:
     name: ClassVar[str] = "kling"
     # Kling documents no maximum run time; std 5 s clips take about 1-3 min, pro/master and
     # 10 s clips several minutes, longer when its queue is busy.
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=20),
-        interval=timedelta(seconds=10),
-        max_interval=timedelta(seconds=30),
-        max_wait=timedelta(minutes=45),
-    )
+    poll_policy = base.PollPolicy.seconds(20, 10, 30, give_up=45 * 60)
 
-    def __init__(
-        self,
-        base_url: str,
-        access_key: str,
-        secret_key: str,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._client = http.new_client(base_url, {"Content-Type": "application/json"})
-        self._tokens = TokenSource(access_key, secret_key, clock)
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = http.client_for(config, {"Content-Type": "application/json"})
+        self._tokens = TokenSource(
+            config.key("KLING_ACCESS_KEY"), config.key("KLING_SECRET_KEY"), config.clock
+        )
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -138,7 +106,7 @@ class KlingProvider:
 
     # --- the Provider protocol ---------------------------------------------------------------
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         kind = "image2video" if request.image_url else "text2video"
         payload = _payload(request, kind)
         for attempt in range(1, MAX_SUBMITS + 1):
@@ -146,7 +114,7 @@ class KlingProvider:
             payload["external_task_id"] = external
             try:
                 body = await self._call("POST", f"/v1/videos/{kind}", json=payload)
-            except InvalidInput as exc:
+            except base.InvalidInput as exc:
                 if "external_task_id" not in exc.message.lower():
                     raise
                 # A task with this id exists: our earlier submit was accepted but its answer
@@ -156,46 +124,45 @@ class KlingProvider:
                     continue
             task_id = _data(body).get("task_id")
             if not isinstance(task_id, str) or not task_id:
-                raise MalformedResponse("Kling accepted the task but returned no task_id")
-            return ProviderJob(
+                raise base.MalformedResponse("Kling accepted the task but returned no task_id")
+            return base.ProviderJob(
                 id=task_id,
                 data={"kind": kind, "duration": request.duration, "external_task_id": external},
                 request_id=_request_id(body),
             )
-        raise JobFailed(f"Kling failed {MAX_SUBMITS} tasks of generation {request.generation_id}")
+        raise base.JobFailed(
+            f"Kling failed {MAX_SUBMITS} tasks of generation {request.generation_id}"
+        )
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         body = await self._call("GET", f"/v1/videos/{_kind(job)}/{job.id}")
         data = _data(body)
         status = data.get("task_status")
         state = _STATES.get(status) if isinstance(status, str) else None
         if state is None:
-            raise MalformedResponse(f"Kling task {job.id} has an unknown status {status!r}")
-        if state is JobState.FAILED:
+            raise base.MalformedResponse(f"Kling task {job.id} has an unknown status {status!r}")
+        if state is base.JobState.FAILED:
             message = str(data.get("task_status_msg") or "the task failed")
-            return ProviderStatus(state, error=_task_error(message, _request_id(body)))
-        if state is not JobState.SUCCEEDED:
-            return ProviderStatus(state)
+            return base.ProviderStatus(state, error=errors.job_failure(message, _request_id(body)))
+        if state is not base.JobState.SUCCEEDED:
+            return base.ProviderStatus(state)
         url, seconds = _first_video(data, job.id)
         result: JobData = {**job.data, "video_url": url}
         if seconds is not None:
             result["video_duration"] = seconds
         # Kling deducts units for the requested duration, not the delivered one (5.04 s).
         billed = job.data.get("duration")
-        return ProviderStatus(
+        return base.ProviderStatus(
             state,
             progress=100,
             billed_seconds=float(billed) if isinstance(billed, int | float) else seconds,
             data=result,
         )
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
-        url = job.data.get("video_url")
-        if not isinstance(url, str) or not url:
-            raise MalformedResponse(f"Kling task {job.id} has no video URL")
-        return ResultRef(url=url)  # a signed CDN URL: no credentials needed
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        return http.result_at(job.data.get("video_url"), f"Kling task {job.id}")  # signed CDN URL
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         """Kling has no endpoint to cancel a task: nothing to do."""
 
     async def aclose(self) -> None:
@@ -206,69 +173,23 @@ class KlingProvider:
     async def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self._tokens.token()}"}
         try:
-            response = await http.send(self._client, method, path, headers=headers, **kwargs)
-        except ProviderError as exc:
-            if exc.response is None:
-                raise
-            raise self._refine(exc, exc.response) from exc
-        body = http.json_object(response)
-        code = body.get("code")
-        if isinstance(code, int) and code != 0:  # an error envelope behind a 2xx
-            raise self._error_for_code(code, body, response)
+            response = await http.send(
+                self._client, method, path, headers=headers, refine=errors.refine, **kwargs
+            )
+            body = http.json_object(response)
+            code = body.get("code")
+            if isinstance(code, int) and code != 0:  # an error envelope behind a 2xx
+                raise errors.for_code(code, body, response)
+        except base.ProviderError as exc:
+            if exc.provider_code in errors.TOKEN_CODES:
+                self._tokens.forget()  # sign a new one on the next call
+            raise
         return body
 
-    def _refine(self, exc: ProviderError, response: httpx.Response) -> ProviderError:
-        """A finer error from Kling's envelope; the HTTP status alone when there is none."""
-        try:
-            body = response.json()
-        except (ValueError, UnicodeDecodeError):
-            return exc
-        if not isinstance(body, dict) or not isinstance(body.get("code"), int):
-            return exc
-        return self._error_for_code(body["code"], body, response)
 
-    def _error_for_code(
-        self, code: int, body: dict[str, Any], response: httpx.Response
-    ) -> ProviderError:
-        message = f"Kling {code}: {body.get('message') or 'no message'}"
-        kw: dict[str, Any] = {
-            "provider_code": str(code),
-            "request_id": _request_id(body),
-            "status_code": response.status_code,
-        }
-        if code in (1000, 1001, 1002, 1003, 1004):
-            self._tokens.forget()
-        error = _class_for_code(code, message, response, kw)
-        error.response = response
-        return error
-
-
-def _class_for_code(
-    code: int, message: str, response: httpx.Response, kw: dict[str, Any]
-) -> ProviderError:
-    if code in (1003, 1004):  # token not yet valid / expired: a fresh one may pass
-        return ProviderUnavailable(message, **kw)
-    if 1000 <= code < 1200 or code == 1304:  # credentials, account, balance, IP allow-list
-        return AuthFailed(message, **kw)
-    if 1200 <= code < 1300:
-        return InvalidInput(message, **kw)
-    if code in (1300, 1301):
-        return ContentRejected(message, **kw)
-    if code in (1302, 1303):
-        return RateLimited(message, retry_after=http.retry_after(response.headers), **kw)
-    if code == 5002:
-        return ProviderTimeout(message, **kw)
-    if code >= 5000:
-        return ProviderUnavailable(message, **kw)
-    fallback = http.error_for(response)  # an undocumented code: trust the HTTP status
-    fallback.provider_code = kw["provider_code"]
-    fallback.request_id = kw["request_id"]
-    return fallback
-
-
-def _payload(request: ProviderRequest, kind: str) -> dict[str, Any]:
+def _payload(request: base.ProviderRequest, kind: str) -> dict[str, Any]:
     if request.duration != int(request.duration):
-        raise InvalidInput(f"Kling takes whole seconds, not {request.duration:g}")
+        raise base.InvalidInput(f"Kling takes whole seconds, not {request.duration:g}")
     payload: dict[str, Any] = {
         "model_name": request.model,
         "prompt": request.prompt,
@@ -295,21 +216,8 @@ def _image_field(image_url: str) -> str:
         return image_url
     data, _mime = decode_data_uri(image_url)
     if len(data) > MAX_IMAGE_BYTES:
-        raise InvalidInput("Kling takes images of at most 10 MB")
+        raise base.InvalidInput("Kling takes images of at most 10 MB")
     return base64.b64encode(data).decode("ascii")
-
-
-def _task_error(message: str, request_id: str | None) -> ProviderError:
-    lowered = message.lower()
-    detail = f"Kling task failed: {message}"
-    if any(word in lowered for word in _MODERATION_WORDS):
-        return ContentRejected(detail, provider_code="task_failed", request_id=request_id)
-    if any(word in lowered for word in _IMAGE_WORDS):
-        return InvalidInput(detail, provider_code="task_failed", request_id=request_id)
-    transient = any(word in lowered for word in _TRANSIENT_WORDS)
-    return JobFailed(
-        detail, retryable=transient, provider_code="task_failed", request_id=request_id
-    )
 
 
 def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]:
@@ -317,7 +225,7 @@ def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]
     videos = result.get("videos") if isinstance(result, dict) else None
     first = videos[0] if isinstance(videos, list) and videos else None
     if not isinstance(first, dict) or not isinstance(first.get("url"), str) or not first["url"]:
-        raise MalformedResponse(f"Kling task {task_id} succeeded without a video URL")
+        raise base.MalformedResponse(f"Kling task {task_id} succeeded without a video URL")
     raw: Any = first.get("duration")  # a string of seconds, e.g. "5.042"
     try:
         seconds = float(raw) if isinstance(raw, str | int | float) else None
@@ -329,7 +237,7 @@ def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]
 def _data(body: dict[str, Any]) -> dict[str, Any]:
     data = body.get("data")
     if not isinstance(data, dict):
-        raise MalformedResponse("Kling's answer has no data object")
+        raise base.MalformedResponse("Kling's answer has no data object")
     return data
 
 
@@ -338,17 +246,11 @@ def _request_id(body: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _kind(job: ProviderJob) -> str:
+def _kind(job: base.ProviderJob) -> str:
     kind = job.data.get("kind")
     return kind if kind in ("text2video", "image2video") else "text2video"
 
 
-def _build(ctx: ProviderContext) -> KlingProvider:
-    return KlingProvider(
-        ctx.settings.provider_base_url("kling", DEFAULT_BASE_URL),
-        ctx.settings.env("KLING_ACCESS_KEY") or "",
-        ctx.settings.env("KLING_SECRET_KEY") or "",
-    )
-
-
-FACTORY = ProviderFactory("kling", ("KLING_ACCESS_KEY", "KLING_SECRET_KEY"), _build)
+FACTORY = ProviderFactory(
+    "kling", ("KLING_ACCESS_KEY", "KLING_SECRET_KEY"), KlingProvider, DEFAULT_BASE_URL
+)
