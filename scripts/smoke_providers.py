@@ -18,14 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from vidrouter.api import actions
+from vidrouter.composition import Composition
 from vidrouter.domain.catalog import ListedModel, Route
 from vidrouter.providers.registry import factories
-from vidrouter.service import Service
 from vidrouter.settings import load_settings
 
 
-def _cheapest(service: Service, provider: str) -> tuple[ListedModel, Route] | None:
+def _cheapest(service: Composition, provider: str) -> tuple[ListedModel, Route] | None:
     best: tuple[float, ListedModel, Route] | None = None
     for model in service.catalog.listed(
         lambda r: r.provider == provider and service.providers.usable(r)
@@ -43,7 +42,7 @@ def _cheapest(service: Service, provider: str) -> tuple[ListedModel, Route] | No
 async def main(only: set[str] | None, limit_seconds: float) -> int:
     data = Path(tempfile.mkdtemp(prefix="vidrouter-smoke-"))
     settings = load_settings(data_dir=data, allow_private_webhook_urls=False)
-    service = Service(settings)
+    service = Composition(settings)
     await service.open()
     service.start_workers()
     key = await service.keys.create("smoke")
@@ -66,8 +65,7 @@ async def main(only: set[str] | None, limit_seconds: float) -> int:
                 "prompt": "a paper boat on a calm lake, morning light",
                 "duration": duration,
             }
-            req = actions.check_create(service, body)
-            g = await actions.accept(service, key.key, req)
+            g = await service.use_cases.create(key.key, service.use_cases.check(body))
             started = time.monotonic()
             while True:
                 current = await service.generations.get(g.id)

@@ -22,8 +22,7 @@ from PIL import Image
 from tests.support.harness import test_settings
 from tests.support.servers import serve_app
 from tests.support.video import decode
-from vidrouter.api.app import create_app
-from vidrouter.service import Service
+from vidrouter.composition import Composition, create_app
 from vidrouter.store.keys import NewKey
 
 # Every `videos.*` method of the SDK warns that OpenAI's own Sora API is retired.
@@ -53,7 +52,7 @@ ERROR_KEYS = {"message", "type", "param", "code"}
 
 @dataclass
 class Server:
-    service: Service
+    service: Composition
     url: str
     http: httpx.AsyncClient
     clients: list[openai.AsyncOpenAI] = field(default_factory=list)
@@ -78,11 +77,11 @@ async def vidrouter(tmp_path: Path, *, workers: bool) -> AsyncIterator[Server]:
     catalog = tmp_path / "catalog.toml"
     catalog.write_text(CATALOG)
     settings = test_settings(tmp_path / "data", catalog=catalog)
-    service = Service(settings)
+    service = Composition(settings)
     await service.open()
     if workers:
         service.start_workers()
-    app = create_app(settings, service=service)
+    app = create_app(settings, composition=service)
     try:
         async with serve_app(app) as url, httpx.AsyncClient(base_url=url) as http:
             server = Server(service, url, http)
@@ -338,6 +337,39 @@ async def test_deleting_an_unfinished_video_cancels_it_first(idle: Server) -> No
     with pytest.raises(openai.NotFoundError):
         await client.videos.retrieve(video.id)
     assert await idle.service.generations.get(video.id) is None
+
+
+async def test_both_apis_refuse_a_create_alike_when_every_route_is_failing(idle: Server) -> None:
+    """One create use-case behind both APIs: with every route's circuit open, /v1/videos
+    answers the 503 that /v1/generations answers, and neither queues a generation."""
+    key = await idle.key()
+    [route] = idle.service.catalog.get("house-i2v").routes  # type: ignore[union-attr]
+    await idle.service.circuits.failure(route.key, fatal=True)  # refused credentials: open
+    png = data_url(image("PNG"), "image/png")
+    native = await idle.http.post(
+        "/v1/generations",
+        json={"model": "house-i2v", "prompt": "a fox", "image_url": png},
+        headers=idle.auth(key),
+    )
+    openai_style = await idle.http.post(
+        "/v1/videos",
+        json={"model": "house-i2v", "prompt": "a fox", "input_reference": {"image_url": png}},
+        headers=idle.auth(key),
+    )
+    for refused in (native, openai_style):
+        assert refused.status_code == 503, refused.text
+        assert set(refused.json()["error"]) == ERROR_KEYS
+        assert int(refused.headers["retry-after"]) >= 1
+    assert native.json() == openai_style.json()
+    listed = await idle.http.get("/v1/generations", headers=idle.auth(key))
+    assert listed.json()["data"] == []
+    with pytest.raises(openai.InternalServerError) as caught:  # the SDK's class for a 503
+        await idle.sdk(key).videos.create(
+            model="house-i2v",
+            prompt="a fox",
+            input_reference=("logo.png", image("PNG"), "image/png"),
+        )
+    assert caught.value.status_code == 503
 
 
 async def test_errors_raise_the_sdk_exception_classes(idle: Server) -> None:

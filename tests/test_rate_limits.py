@@ -24,14 +24,7 @@ from fastapi.responses import JSONResponse
 from tests.support.harness import Harness, running, test_settings
 from tests.support.process import cli_env, run_cli
 from vidrouter.api import errors
-from vidrouter.api.limits import (
-    Limiter,
-    LimitPolicy,
-    RateLimited,
-    RateLimitHeaders,
-    enforce,
-    rate_limited_handler,
-)
+from vidrouter.api.limits import RateLimitHeaders, too_many_requests_handler
 from vidrouter.store.counters import (
     CountersUnavailable,
     Hit,
@@ -40,6 +33,7 @@ from vidrouter.store.counters import (
 )
 from vidrouter.store.database import Database
 from vidrouter.store.keys import ApiKey, KeyStore
+from vidrouter.usecases.rate_limits import Limiter, LimitPolicy, TooManyRequests, enforce
 
 WINDOW_START = 1_800_000_000  # a multiple of 60: a minute starts here
 REDIS_URL = os.environ.get("VIDROUTER_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -179,7 +173,7 @@ async def test_decisions_count_down_and_refuse_over_the_limit(db: Database) -> N
         "RateLimit-Remaining": "2",
         "RateLimit-Reset": "45",
     }
-    with pytest.raises(RateLimited) as caught:
+    with pytest.raises(TooManyRequests) as caught:
         enforce(refused)
     assert (caught.value.status_code, caught.value.error_type) == (429, "rate_limit_error")
     assert (caught.value.code, caught.value.retry_after) == ("rate_limit_exceeded", 45)
@@ -225,7 +219,7 @@ def _limited_app(limiter: Limiter, key: ApiKey) -> FastAPI:
     429 handler, the header middleware."""
     app = FastAPI()
     errors.install(app)
-    app.add_exception_handler(RateLimited, rate_limited_handler)
+    app.add_exception_handler(TooManyRequests, too_many_requests_handler)
 
     @app.get("/v1/thing")
     async def thing(request: Request) -> JSONResponse:
@@ -295,7 +289,7 @@ async def test_concurrency_counts_a_keys_unfinished_generations(
     )
     made = [await app.create(key, model="local-preview", prompt=f"p{i}") for i in range(2)]
     assert [r.status_code for r in made] == [202, 202]
-    with pytest.raises(RateLimited) as caught:
+    with pytest.raises(TooManyRequests) as caught:
         await limiter.check_concurrency(key.key)
     assert (caught.value.code, caught.value.retry_after) == ("concurrency_limit_exceeded", 10)
     assert "2 unfinished generations" in caught.value.message

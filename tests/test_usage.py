@@ -15,11 +15,10 @@ import httpx
 import pytest
 
 from tests.support.harness import test_settings
-from vidrouter.api.app import create_app
 from vidrouter.api.routes import usage
+from vidrouter.composition import Composition, create_app
 from vidrouter.domain import ids
 from vidrouter.domain.generation import Generation, Status, Step
-from vidrouter.service import Service
 from vidrouter.store.database import Database
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore, NewKey
@@ -111,7 +110,7 @@ async def test_usage_by_model_and_by_day_is_the_accounts_only(db: Database) -> N
 
 @dataclass
 class Api:
-    service: Service
+    service: Composition
     client: httpx.AsyncClient
     key: NewKey
 
@@ -123,9 +122,9 @@ class Api:
 @contextlib.asynccontextmanager
 async def _api(data_dir: Path, database_url: str | None = None) -> AsyncIterator[Api]:
     settings = test_settings(data_dir, database_url)
-    service = Service(settings)
+    service = Composition(settings)
     await service.open()
-    app = create_app(settings, service=service)
+    app = create_app(settings, composition=service)
     if not any(getattr(r, "path", None) == "/v1/usage" for r in app.routes):
         app.include_router(usage.router)  # until app.py includes it
     transport = httpx.ASGITransport(app=app)

@@ -10,8 +10,7 @@ from typing import Any
 
 import httpx
 
-from vidrouter.api.app import create_app
-from vidrouter.service import Service
+from vidrouter.composition import Composition, create_app
 from vidrouter.settings import Settings, load_settings
 from vidrouter.store.keys import NewKey
 
@@ -38,7 +37,7 @@ test_settings.__test__ = False  # type: ignore[attr-defined]  # a helper, not a 
 
 
 class Harness:
-    def __init__(self, service: Service, client: httpx.AsyncClient) -> None:
+    def __init__(self, service: Composition, client: httpx.AsyncClient) -> None:
         self.service = service
         self.client = client
 
@@ -88,11 +87,11 @@ class Harness:
 
 @contextlib.asynccontextmanager
 async def running(settings: Settings, *, workers: bool = True) -> AsyncIterator[Harness]:
-    service = Service(settings)
+    service = Composition(settings)
     await service.open()
     if workers:
         service.start_workers()
-    app = create_app(settings, service=service)
+    app = create_app(settings, composition=service)
     transport = httpx.ASGITransport(app=app)
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -11,11 +11,14 @@ from starlette.types import Receive, Scope, Send
 
 from vidrouter import __version__
 from vidrouter.api import errors, limits, openapi
+from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
-from vidrouter.service import Service
 from vidrouter.settings import Settings
+from vidrouter.usecases.rate_limits import TooManyRequests
+
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
 
 class VidrouterApp(FastAPI):
@@ -29,37 +32,21 @@ class VidrouterApp(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(
-    settings: Settings, *, service: Service | None = None, run_workers: bool = True
-) -> FastAPI:
-    """The app. It opens a `Service` (database, migrations, workers) when it starts, unless
-    one is handed in already open."""
-    own = service is None
-    svc = service if service is not None else Service(settings)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if own:
-            await svc.open()
-            if run_workers:
-                svc.start_workers()
-        app.state.service = svc
-        try:
-            yield
-        finally:
-            if own:
-                await svc.close()
-
+def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None = None) -> FastAPI:
+    """The app over parts built by the composition root (`vidrouter.composition`), which
+    also owns the process's start and stop (`lifespan`)."""
     app = VidrouterApp(
         title="vidrouter",
         version=__version__,
         description="One HTTP API in front of many AI video generation models.",
         lifespan=lifespan,
     )
-    app.state.service = svc
-    app.fast_path = GenerationReadFastPath(svc)
+    app.state.parts = parts
+    app.fast_path = GenerationReadFastPath(
+        parts.keys, parts.limiter, parts.generations.store, parts.presenter
+    )
     errors.install(app)
-    app.add_exception_handler(limits.RateLimited, limits.rate_limited_handler)
+    app.add_exception_handler(TooManyRequests, limits.too_many_requests_handler)
     openapi.install(app)
     app.include_router(models.router)
     app.include_router(generations.router)

@@ -1,26 +1,130 @@
-"""Dependencies of the routes, named once as `Annotated` aliases."""
+"""Dependencies of the routes, named once as `Annotated` aliases. Each route takes only the
+parts it uses; the composition root (`vidrouter.composition`) builds them once, as one
+`ApiParts`, and hands them to `api.app.create_app`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Protocol
 
 from fastapi import Depends, Request
 
-from vidrouter.api import limits
 from vidrouter.api.errors import AuthError
-from vidrouter.service import Service
-from vidrouter.store.keys import ApiKey
+from vidrouter.api.presenter import Presenter
+from vidrouter.domain.clock import Clock
+from vidrouter.storage.base import BlobStorage
+from vidrouter.storage.signing import UrlSigner
+from vidrouter.store.keys import ApiKey, KeyStore
+from vidrouter.store.usage import UsageStore
+from vidrouter.usecases.callbacks import ProviderCallbacks
+from vidrouter.usecases.generations import Generations
+from vidrouter.usecases.models import ModelCatalog
+from vidrouter.usecases.rate_limits import Limiter, enforce
 
 
-async def get_service(request: Request) -> Service:
-    service: Service = request.app.state.service
-    return service
+class Readiness(Protocol):
+    """What /readyz asks of the process."""
+
+    async def database_ok(self) -> bool: ...
+
+    @property
+    def workers_running(self) -> bool: ...
 
 
-ServiceDep = Annotated[Service, Depends(get_service)]
+@dataclass(frozen=True)
+class ContentHost:
+    """What serving stored blobs at signed URLs needs."""
+
+    storage: BlobStorage
+    signer_of: Callable[[], UrlSigner | None]  # set once the process has opened
+    clock: Clock
+
+    @property
+    def signer(self) -> UrlSigner | None:
+        return self.signer_of()
 
 
-async def authenticate(request: Request, service: ServiceDep) -> ApiKey:
+@dataclass(frozen=True)
+class ApiParts:
+    """Everything the routes may use, and nothing else."""
+
+    generations: Generations
+    catalog: ModelCatalog
+    keys: KeyStore
+    limiter: Limiter
+    presenter: Presenter
+    storage: BlobStorage
+    content: ContentHost
+    callbacks: ProviderCallbacks
+    usage: UsageStore
+    clock: Clock
+    readiness: Readiness
+
+
+def _parts(request: Request) -> ApiParts:
+    parts: ApiParts = request.app.state.parts
+    return parts
+
+
+def _generations(request: Request) -> Generations:
+    return _parts(request).generations
+
+
+def _catalog(request: Request) -> ModelCatalog:
+    return _parts(request).catalog
+
+
+def _keys(request: Request) -> KeyStore:
+    return _parts(request).keys
+
+
+def _limiter(request: Request) -> Limiter:
+    return _parts(request).limiter
+
+
+def _presenter(request: Request) -> Presenter:
+    return _parts(request).presenter
+
+
+def _storage(request: Request) -> BlobStorage:
+    return _parts(request).storage
+
+
+def _content(request: Request) -> ContentHost:
+    return _parts(request).content
+
+
+def _callbacks(request: Request) -> ProviderCallbacks:
+    return _parts(request).callbacks
+
+
+def _usage(request: Request) -> UsageStore:
+    return _parts(request).usage
+
+
+def _clock(request: Request) -> Clock:
+    return _parts(request).clock
+
+
+def _readiness(request: Request) -> Readiness:
+    return _parts(request).readiness
+
+
+GenerationsDep = Annotated[Generations, Depends(_generations)]
+CatalogDep = Annotated[ModelCatalog, Depends(_catalog)]
+KeysDep = Annotated[KeyStore, Depends(_keys)]
+LimiterDep = Annotated[Limiter, Depends(_limiter)]
+PresenterDep = Annotated[Presenter, Depends(_presenter)]
+StorageDep = Annotated[BlobStorage, Depends(_storage)]
+ContentDep = Annotated[ContentHost, Depends(_content)]
+CallbacksDep = Annotated[ProviderCallbacks, Depends(_callbacks)]
+UsageDep = Annotated[UsageStore, Depends(_usage)]
+ClockDep = Annotated[Clock, Depends(_clock)]
+ReadinessDep = Annotated[Readiness, Depends(_readiness)]
+
+
+async def authenticate(request: Request, keys: KeysDep, limiter: LimiterDep) -> ApiKey:
     header = request.headers.get("authorization")
     if header is None:
         raise AuthError(
@@ -34,11 +138,11 @@ async def authenticate(request: Request, service: ServiceDep) -> ApiKey:
             "invalid_authorization_header",
             "the Authorization header must be 'Bearer <API_KEY>'",
         )
-    key = await service.keys.authenticate(token) if len(token) <= 200 else None
+    key = await keys.authenticate(token) if len(token) <= 200 else None
     if key is None:
         # Never echo the key back: it may be a real secret pasted in the wrong place.
         raise AuthError("invalid_api_key", "the API key is not valid (unknown or revoked)")
-    limits.enforce(await service.limiter.hit(request.scope, key))
+    enforce(await limiter.hit(request.scope, key))
     return key
 
 

@@ -16,9 +16,11 @@ from collections import OrderedDict
 from starlette.types import Scope, Send
 
 from vidrouter.api.middleware import request_id
-from vidrouter.api.presenter import present
+from vidrouter.api.presenter import Presenter
 from vidrouter.domain.generation import Generation
-from vidrouter.service import Service
+from vidrouter.store.generations import GenerationStore
+from vidrouter.store.keys import KeyStore
+from vidrouter.usecases.rate_limits import Limiter
 
 _PREFIX = "/v1/generations/gen_"
 _CACHED_BODIES = 10_000
@@ -29,8 +31,13 @@ log = logging.getLogger(__name__)
 class GenerationReadFastPath:
     """Called by the app first (see app.VidrouterApp); True when it answered."""
 
-    def __init__(self, service: Service) -> None:
-        self.service = service
+    def __init__(
+        self, keys: KeyStore, limiter: Limiter, store: GenerationStore, presenter: Presenter
+    ) -> None:
+        self._keys = keys
+        self._limiter = limiter
+        self._store = store
+        self._present = presenter
         # A finished generation's JSON changes only when its URL's expiry moves (hourly):
         # its bytes are kept per (id, expiry) instead of being encoded on every poll.
         self._bodies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
@@ -67,14 +74,14 @@ class GenerationReadFastPath:
                 break
         if token is None:
             return False
-        key = await self.service.keys.authenticate(token)
+        key = await self._keys.authenticate(token)
         if key is None:
             return False
-        decision = await self.service.limiter.hit(scope, key)
+        decision = await self._limiter.hit(scope, key)
         if not decision.allowed:
             return False  # the routed endpoint answers the 429; the request is counted once
         generation_id = scope["path"][len("/v1/generations/") :]
-        g = await self.service.generations.peek(generation_id, account_id=key.account_id)
+        g = await self._store.peek(generation_id, account_id=key.account_id)
         if g is None:
             return False
         body = self._body(g)
@@ -94,13 +101,13 @@ class GenerationReadFastPath:
         return True
 
     def _body(self, g: Generation) -> bytes:
-        signer = self.service.signer
+        signer = self._present.signer()
         if not g.status.terminal or signer is None:
-            return _encode(present(self.service, g))
-        cache_key = (g.id, signer.expires_for(self.service.clock()))
+            return _encode(self._present(g))
+        cache_key = (g.id, signer.expires_for(self._present.clock()))
         body = self._bodies.get(cache_key)
         if body is None:
-            body = self._bodies[cache_key] = _encode(present(self.service, g))
+            body = self._bodies[cache_key] = _encode(self._present(g))
             if len(self._bodies) > _CACHED_BODIES:
                 self._bodies.popitem(last=False)
         return body

@@ -145,7 +145,7 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
 
 
 def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, object]:
-    """The body for our create rules (`domain.requests.parse_create`). Without a model, the
+    """The body for our create rules (`domain.create_request.parse_create`). Without a model, the
     first listed one that can take the request: image-to-video when an image is given, else
     text-to-video."""
     model = req.model

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from vidrouter.domain.clock import Clock
 from vidrouter.domain.generation import Generation
 from vidrouter.domain.representation import generation_object
-from vidrouter.service import Service
+from vidrouter.storage.signing import UrlSigner
 
 
-def present(service: Service, g: Generation) -> dict[str, Any]:
-    url = None
-    if g.video_key is not None and service.signer is not None:
-        url = service.signer.sign(g.video_key, service.clock())
-    return generation_object(g, url)
+class Presenter:
+    def __init__(self, signer: Callable[[], UrlSigner | None], clock: Clock) -> None:
+        # `signer` is asked each time: its secret is read from the database at startup.
+        self.signer = signer
+        self.clock = clock
+
+    def __call__(self, g: Generation) -> dict[str, Any]:
+        signer = self.signer()
+        url = None
+        if g.video_key is not None and signer is not None:
+            url = signer.sign(g.video_key, self.clock())
+        return generation_object(g, url)

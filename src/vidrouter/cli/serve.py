@@ -13,9 +13,8 @@ import typer
 import uvicorn
 from rich.console import Console
 
-from vidrouter.api.app import create_app
 from vidrouter.cli.common import configure_logging, settings_from
-from vidrouter.service import Service
+from vidrouter.composition import Composition, create_app
 from vidrouter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -47,11 +46,11 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 async def _serve(settings: Settings) -> None:
-    service = Service(settings)
+    service = Composition(settings)
     await service.open()
     await _welcome(service)
     service.start_workers()
-    app = create_app(settings, service=service)
+    app = create_app(settings, composition=service)
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -86,7 +85,7 @@ class _Server(uvicorn.Server):
                 loop.remove_signal_handler(sig)
 
 
-async def _welcome(service: Service) -> None:
+async def _welcome(service: Composition) -> None:
     settings = service.settings
     base = settings.resolved_public_url
     console.print(f"[bold]vidrouter[/bold] on {base}  (data: {service.data_dir})")

@@ -16,25 +16,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from vidrouter.domain.catalog import Catalog, Route
 from vidrouter.domain.clock import Clock
-from vidrouter.domain.generation import Attempt, Generation, GenerationError, Status, Step
+from vidrouter.domain.generation import Attempt, Generation, Status, Step
+from vidrouter.engine import transitions as t
 from vidrouter.engine.backoff import poll_delay, retry_delay
 from vidrouter.engine.circuits import Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.results import ResultFetcher, inspect_and_normalise
 from vidrouter.engine.router import Router
 from vidrouter.providers.base import (
-    AuthFailed,
     JobState,
     Provider,
     ProviderError,
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
-    RateLimited,
 )
 from vidrouter.providers.registry import Providers
 from vidrouter.storage.base import BlobStorage
@@ -44,9 +42,9 @@ from vidrouter.webhooks.outbox import deliveries_for
 
 log = logging.getLogger(__name__)
 
-MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
-# Jobs a provider accepted and then failed: each may have cost money, so few are tried.
-MAX_JOB_FAILURES = 3
+# Re-exported: the limits are the transitions', tests and tools read them here.
+MAX_TRIES = t.MAX_TRIES
+MAX_JOB_FAILURES = t.MAX_JOB_FAILURES
 
 
 @dataclass(frozen=True)
@@ -54,13 +52,6 @@ class Outcome:
     generation: Generation
     deliveries: list[Delivery] = field(default_factory=list)
     cleanup: Path | None = None  # a file to remove once the new row is saved
-
-
-def _unleased(g: Generation, now: datetime, next_at: datetime | None, **changes: Any) -> Generation:
-    """The row with changes, due again at `next_at` (None: never), its lease given back."""
-    return replace(
-        g, updated_at=now, next_attempt_at=next_at, lease_owner=None, lease_until=None, **changes
-    )
 
 
 class Advancer:
@@ -87,6 +78,7 @@ class Advancer:
         self._fetcher = fetcher
         self._clock = clock
         self._scale = delay_scale
+        self._pacing = t.Pacing(scale=delay_scale)
         self._callback_url = callback_url
         self._inputs = inputs
 
@@ -112,11 +104,11 @@ class Advancer:
                 image_url = await self._inputs.for_provider(g.id, image_url, self._clock())
             except ProviderError as exc:
                 # The user's image, not a route, failed: no circuit counts it.
-                if not exc.is_retryable or g.tries + 1 >= MAX_TRIES:
+                if not exc.is_retryable or g.tries + 1 >= t.MAX_TRIES:
                     return self.fail(g, "invalid_input", f"image_url: {exc.message}", exc)
                 now = self._clock()
                 delay = self._scaled(retry_delay(g.tries, None))
-                return Outcome(_unleased(g, now, now + delay, tries=g.tries + 1))
+                return Outcome(t.unleased(g, now, now + delay, tries=g.tries + 1))
         choice = await self._router.choose(g)
         if choice.route is None:
             if choice.wait is None:
@@ -124,7 +116,7 @@ class Advancer:
                     g, "model_unavailable", f"model {g.model} has no usable route on this server"
                 )
             now = self._clock()
-            return Outcome(_unleased(g, now, now + self._scaled(choice.wait)))
+            return Outcome(t.unleased(g, now, now + self._scaled(choice.wait)))
         route = choice.route
         provider = self._providers.get(route.provider)
         request = ProviderRequest(
@@ -151,7 +143,7 @@ class Advancer:
         )
         job_deadline = now + self._scaled(provider.poll_policy.max_wait)
         return Outcome(
-            _unleased(
+            t.unleased(
                 g,
                 now,
                 now + self._scaled(provider.poll_policy.first_poll),
@@ -195,7 +187,7 @@ class Advancer:
         interval = provider.poll_policy.interval
         delay = poll_delay(interval, provider.poll_policy.max_interval, int(elapsed / interval))
         return Outcome(
-            _unleased(
+            t.unleased(
                 g,
                 now,
                 now + self._scaled(delay),
@@ -204,27 +196,6 @@ class Advancer:
                 tries=0,
             )
         )
-
-    async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
-        """The provider accepted the job and then said it failed: submit again elsewhere
-        when the failure is the provider's and retryable, else the generation fails."""
-        now = self._clock()
-        attempt = Attempt(route.key, g.provider_job_id, "failed", now, error.code)
-        g = replace(g, attempts=(*g.attempts, attempt))
-        if not error.is_retryable:
-            return self.fail(g, error.code, error.message, error)
-        await self._circuits.failure(route.key)
-        if sum(1 for a in g.attempts if a.outcome == "failed") >= MAX_JOB_FAILURES:
-            return self.fail(g, error.code, error.message, error)
-        resubmit = replace(
-            g,
-            step=Step.SUBMIT,
-            provider_job_id=None,
-            provider_job_data={},
-            provider_error_code=error.provider_code or g.provider_error_code,
-            progress=0,
-        )
-        return self._again(resubmit, error, route)
 
     async def _download(
         self,
@@ -247,7 +218,7 @@ class Advancer:
         now = self._clock()
         await self._circuits.success(route.key)
         billed = status.billed_seconds if status.billed_seconds is not None else info.duration
-        done = _unleased(
+        done = t.unleased(
             g,
             now,
             None,
@@ -276,49 +247,38 @@ class Advancer:
             return None
         return next((r for r in spec.routes if r.key == g.route), None)
 
-    # --- outcomes ---------------------------------------------------------------------------
+    # --- outcomes: the decisions are transitions'; here their effects are applied ---------
 
-    async def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
-        """A provider call raised. The user's errors fail the generation; the provider's
-        (retryable, or our credentials refused) count against the route and are tried again."""
-        if isinstance(exc, AuthFailed):
+    async def _apply(self, decision: t.Decision, route: Route, exc: ProviderError) -> Outcome:
+        if decision.circuit is t.CircuitEffect.FATAL:
             await self._circuits.failure(route.key, fatal=True)
-            if g.step is Step.SUBMIT and self._router.untried(g):
-                return self._again(g, exc, route)
-            return self.fail(g, exc.code, exc.message, exc)
-        if not exc.is_retryable:
-            return self.fail(g, exc.code, exc.message, exc)
-        await self._circuits.failure(route.key)
-        return self._again(g, exc, route)
-
-    def _again(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
-        now = self._clock()
-        if g.tries + 1 >= MAX_TRIES:
-            return self.fail(g, exc.code, exc.message, exc)
-        if g.step is Step.SUBMIT and self._router.untried(g):
-            delay = timedelta(0)  # fail over to the next route at once
-        else:
-            retry_after = exc.retry_after if isinstance(exc, RateLimited) else None
-            delay = self._scaled(retry_delay(g.tries, retry_after))
+        elif decision.circuit is t.CircuitEffect.FAILURE:
+            await self._circuits.failure(route.key)
+        g = decision.generation
+        if g.status is Status.FAILED:
+            return self._failed(g)
         log.info(
             "provider_retryable_error",
             extra={
                 "generation_id": g.id,
                 "provider": route.provider,
-                "attempt": g.tries + 1,
+                "attempt": g.tries,
                 "error": exc.code,
             },
         )
-        return Outcome(
-            _unleased(
-                g,
-                now,
-                now + delay,
-                tries=g.tries + 1,
-                provider_error_code=exc.provider_code or g.provider_error_code,
-                provider_request_id=exc.request_id or g.provider_request_id,
-            )
+        return Outcome(g)
+
+    async def _after_error(self, g: Generation, exc: ProviderError, route: Route) -> Outcome:
+        decision = t.after_error(
+            g, exc, self._clock(), untried=self._router.untried(g), pacing=self._pacing
         )
+        return await self._apply(decision, route, exc)
+
+    async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
+        decision = t.job_failed(
+            g, error, route.key, self._clock(), untried=self._router.untried, pacing=self._pacing
+        )
+        return await self._apply(decision, route, error)
 
     async def cancel_at_provider(self, g: Generation) -> None:
         """Best effort: stop a canceled generation's job where its provider allows it."""
@@ -332,35 +292,22 @@ class Advancer:
             log.info("provider_cancel_failed", extra={"generation_id": g.id})
 
     async def _time_out(self, g: Generation) -> Outcome:
-        if g.provider_job_id is not None:
+        decision = t.timed_out(g, self._clock())
+        if decision.cancel_at_provider:
             await self.cancel_at_provider(g)
-            return self.fail(g, "timeout", "the provider did not finish in time")
-        last = g.attempts[-1] if g.attempts else None
-        if last is not None and last.error_code is not None:
-            # Never accepted anywhere: the providers' refusals, not the clock, are the reason.
-            tries = sum(1 for a in g.attempts if a.error_code is not None)
-            return self.fail(
-                g, last.error_code, f"the providers failed this generation {tries} times; gave up"
-            )
-        return self.fail(g, "timeout", "the generation did not finish in time")
+        return self._failed(decision.generation)
 
     def fail(
         self, g: Generation, code: str, message: str, exc: ProviderError | None = None
     ) -> Outcome:
-        now = self._clock()
-        failed = _unleased(
-            g,
-            now,
-            None,
-            status=Status.FAILED,
-            step=Step.DONE,
-            error=GenerationError(code, message[:2000]),
-            provider_error_code=(exc.provider_code if exc else None) or g.provider_error_code,
-            provider_request_id=(exc.request_id if exc else None) or g.provider_request_id,
-            completed_at=now,
+        return self._failed(t.failed(g, self._clock(), code, message, exc))
+
+    def _failed(self, failed: Generation) -> Outcome:
+        assert failed.error is not None
+        log.info(
+            "generation_failed", extra={"generation_id": failed.id, "error": failed.error.code}
         )
-        log.info("generation_failed", extra={"generation_id": g.id, "error": code})
-        return Outcome(failed, self._deliveries(failed, now))
+        return Outcome(failed, self._deliveries(failed, failed.updated_at))
 
     def release(self, generation_id: str) -> None:
         """The step's outcome is saved: a route slot its submit reserved is free again."""
@@ -368,10 +315,8 @@ class Advancer:
 
     def retry_after_crash(self, g: Generation, delay: timedelta) -> Outcome:
         """A bug interrupted this step: try again later, and give up after MAX_TRIES."""
-        if g.tries + 1 >= MAX_TRIES:
-            return self.fail(g, "internal_error", "the generation could not be processed")
-        now = self._clock()
-        return Outcome(_unleased(g, now, now + delay, tries=g.tries + 1))
+        row = t.after_crash(g, self._clock(), delay)
+        return self._failed(row) if row.status is Status.FAILED else Outcome(row)
 
     def _deliveries(self, g: Generation, now: datetime) -> list[Delivery]:
         url = self._signer.sign(g.video_key, now) if g.video_key else None

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from vidrouter.domain.clock import Clock
-from vidrouter.store.routes import CLOSED, RouteHealth, RouteStore
+from vidrouter.store.route_health import CLOSED, RouteHealth, RouteStore
 
 
 class CircuitState(StrEnum):

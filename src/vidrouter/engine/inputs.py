@@ -15,12 +15,13 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
+from vidrouter.domain.media import IMAGE_EXTENSIONS, MEDIA_TYPES
 from vidrouter.providers.images import load_image, to_data_uri
 from vidrouter.storage.base import BlobStorage
 from vidrouter.storage.signing import UrlSigner
 
-_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg"}
-_MIMES = {ext: mime for mime, ext in _EXTENSIONS.items()}
+_EXTENSIONS = IMAGE_EXTENSIONS
+_MIMES = MEDIA_TYPES
 
 
 class InputImages:
@@ -66,8 +67,3 @@ class InputImages:
             path = Path(tmp) / "image"
             await asyncio.to_thread(path.write_bytes, data)
             await self._storage.put_file(key, path)
-
-
-def media_type_of(key: str) -> str:
-    ext = key.rsplit(".", 1)[-1].lower()
-    return _MIMES.get(ext, "video/mp4")

@@ -23,7 +23,7 @@ from vidrouter.domain.catalog import Catalog, Route
 from vidrouter.domain.generation import Generation
 from vidrouter.engine.circuits import Circuits
 from vidrouter.providers.registry import Providers
-from vidrouter.store.routes import RouteStore
+from vidrouter.store.route_health import RouteStore
 
 FAILED_OUTCOMES = frozenset({"submit_failed", "failed"})
 _BUSY_WAIT = timedelta(seconds=2)

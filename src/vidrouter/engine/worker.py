@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from datetime import timedelta
 
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.engine.advance import Advancer, Outcome
+from vidrouter.engine.transitions import crash_delay
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore
 
@@ -43,7 +43,7 @@ class GenerationWorker:
                 raise
             except Exception:
                 log.exception("generation_step_crashed", extra={"generation_id": g.id})
-                delay = timedelta(seconds=5 * (g.tries + 1))
+                delay = crash_delay(g)
                 outcome = self._advancer.retry_after_crash(g, delay)
             await self._save(outcome)
         finally:

@@ -10,17 +10,15 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from vidrouter.api.deps import ServiceDep
+from vidrouter.api.deps import CallbacksDep
 from vidrouter.domain.errors import NotFound
-from vidrouter.engine.callbacks import CALLBACK_PATH
+from vidrouter.usecases.callbacks import CALLBACK_PATH
 
 router = APIRouter(prefix=CALLBACK_PATH, tags=["provider callbacks"])
 
 
 @router.post("/{generation_id}/{token}", status_code=204, response_model=None)
-async def provider_callback(generation_id: str, token: str, service: ServiceDep) -> Response:
-    if len(token) > 100 or not service.callbacks.verify(generation_id, token):
+async def provider_callback(generation_id: str, token: str, callbacks: CallbacksDep) -> Response:
+    if not await callbacks.poke(generation_id, token):
         raise NotFound("no such callback", code="callback_not_found")
-    if await service.generations.poke(generation_id, now=service.clock()):
-        service.wake()
     return Response(status_code=204)

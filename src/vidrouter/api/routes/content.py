@@ -9,10 +9,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
-from vidrouter.api.deps import ServiceDep
+from vidrouter.api.deps import ContentDep
 from vidrouter.api.errors import PermissionDenied
 from vidrouter.domain.errors import NotFound
-from vidrouter.engine.inputs import media_type_of
+from vidrouter.domain.media import media_type_of
 
 router = APIRouter(tags=["content"])
 
@@ -20,18 +20,16 @@ router = APIRouter(tags=["content"])
 @router.api_route(
     "/content/{key:path}", methods=["GET", "HEAD"], response_model=None, include_in_schema=False
 )
-async def get_content(key: str, request: Request, service: ServiceDep) -> Response:
-    assert service.signer is not None
+async def get_content(key: str, request: Request, host: ContentDep) -> Response:
+    assert host.signer is not None
     params = request.query_params
-    if not service.signer.verify(
-        key, params.get("expires"), params.get("signature"), service.clock()
-    ):
+    if not host.signer.verify(key, params.get("expires"), params.get("signature"), host.clock()):
         raise PermissionDenied(
             "invalid_signature",
             "the content URL is invalid or has expired; fetch the generation again for a fresh one",
         )
-    info = await service.storage.stat(key)
-    path = service.storage.local_path(key)
+    info = await host.storage.stat(key)
+    path = host.storage.local_path(key)
     if info is None or path is None:
         raise NotFound("the video no longer exists", code="content_not_found")
     headers = {"Cache-Control": "private, max-age=3600", "ETag": f'"{info.etag}"'}

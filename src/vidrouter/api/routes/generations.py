@@ -7,10 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from vidrouter.api import actions
 from vidrouter.api.body import json_body
-from vidrouter.api.deps import CurrentKey, ServiceDep
-from vidrouter.api.presenter import present
+from vidrouter.api.deps import CurrentKey, GenerationsDep, PresenterDep
 from vidrouter.api.schemas import (
     ERRORS,
     ERRORS_CREATE,
@@ -20,6 +18,7 @@ from vidrouter.api.schemas import (
     GenerationOut,
 )
 from vidrouter.domain.generation import Status
+from vidrouter.usecases.generations import check_idempotency_key, request_fingerprint
 
 router = APIRouter(prefix="/v1/generations", tags=["generations"])
 
@@ -38,55 +37,48 @@ _CREATE_BODY = {
     responses={202: {"model": GenerationOut}, **ERRORS_CREATE},
     openapi_extra=_CREATE_BODY,
 )
-async def create_generation(request: Request, service: ServiceDep, key: CurrentKey) -> JSONResponse:
+async def create_generation(
+    request: Request, generations: GenerationsDep, present: PresenterDep, key: CurrentKey
+) -> JSONResponse:
     body = await json_body(request)
-    idempotency_key = actions.check_idempotency_key(request.headers.get("idempotency-key"))
-    req = actions.check_create(service, body)
-    await actions.ensure_servable(service, req.model)
-    await service.limiter.check_concurrency(key)
-    g = await actions.accept(
-        service,
+    idempotency_key = check_idempotency_key(request.headers.get("idempotency-key"))
+    g = await generations.create(
         key,
-        req,
+        generations.check(body),
         idempotency_key=idempotency_key,
-        fingerprint=actions.request_fingerprint(body),
+        fingerprint=request_fingerprint(body),
     )
     return JSONResponse(
-        present(service, g), status_code=202, headers={"Location": f"/v1/generations/{g.id}"}
+        present(g), status_code=202, headers={"Location": f"/v1/generations/{g.id}"}
     )
 
 
 @router.get("", response_model=None, responses={200: {"model": GenerationList}, **ERRORS})
 async def list_generations(
-    service: ServiceDep,
+    generations: GenerationsDep,
+    present: PresenterDep,
     key: CurrentKey,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     after: Annotated[str | None, Query(max_length=64)] = None,
     status: Status | None = None,
     model: Annotated[str | None, Query(max_length=200)] = None,
 ) -> JSONResponse:
-    page = await service.generations.page(
-        key.account_id,
-        limit=limit,
-        after=after,
-        status=status.value if status else None,
-        model=model,
+    page = await generations.list(
+        key.account_id, limit=limit, after=after, status=status, model=model
     )
     return JSONResponse(
-        {
-            "object": "list",
-            "data": [present(service, g) for g in page.data],
-            "has_more": page.has_more,
-        }
+        {"object": "list", "data": [present(g) for g in page.data], "has_more": page.has_more}
     )
 
 
 @router.get(
     "/{generation_id}", response_model=None, responses={200: {"model": GenerationOut}, **ERRORS_ID}
 )
-async def get_generation(generation_id: str, service: ServiceDep, key: CurrentKey) -> JSONResponse:
-    g = await actions.owned(service, key.account_id, generation_id, for_display=True)
-    return JSONResponse(present(service, g))
+async def get_generation(
+    generation_id: str, generations: GenerationsDep, present: PresenterDep, key: CurrentKey
+) -> JSONResponse:
+    g = await generations.get(key.account_id, generation_id, for_display=True)
+    return JSONResponse(present(g))
 
 
 @router.post(
@@ -95,8 +87,6 @@ async def get_generation(generation_id: str, service: ServiceDep, key: CurrentKe
     responses={200: {"model": GenerationOut}, 409: ERRORS_CREATE[400], **ERRORS_ID},
 )
 async def cancel_generation(
-    generation_id: str, service: ServiceDep, key: CurrentKey
+    generation_id: str, generations: GenerationsDep, present: PresenterDep, key: CurrentKey
 ) -> JSONResponse:
-    g = await actions.owned(service, key.account_id, generation_id)
-    canceled = await actions.cancel(service, g)
-    return JSONResponse(present(service, canceled))
+    return JSONResponse(present(await generations.cancel(key.account_id, generation_id)))

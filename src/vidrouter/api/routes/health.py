@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from vidrouter.api.deps import ServiceDep
+from vidrouter.api.deps import ReadinessDep
 
 router = APIRouter(tags=["health"])
 
@@ -16,9 +16,9 @@ async def healthz() -> JSONResponse:
 
 
 @router.get("/readyz", response_model=None)
-async def readyz(service: ServiceDep) -> JSONResponse:
-    database = await service.db.ping()
-    workers = service.workers_running
+async def readyz(process: ReadinessDep) -> JSONResponse:
+    database = await process.database_ok()
+    workers = process.workers_running
     ready = database and workers
     return JSONResponse(
         {"status": "ready" if ready else "not_ready", "database": database, "workers": workers},

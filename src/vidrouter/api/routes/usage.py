@@ -15,12 +15,12 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from vidrouter.api.deps import CurrentKey, ServiceDep
+from vidrouter.api.deps import ClockDep, CurrentKey, UsageDep
 from vidrouter.api.schemas import Cost, ErrorOut
 from vidrouter.domain.catalog import CURRENCY
 from vidrouter.domain.clock import isoformat
 from vidrouter.domain.errors import InvalidRequest
-from vidrouter.store.usage import GroupBy, UsageRow, UsageStore, UsageTotal
+from vidrouter.store.usage import GroupBy, UsageRow, UsageTotal
 
 router = APIRouter(prefix="/v1/usage", tags=["usage"])
 
@@ -58,7 +58,8 @@ _BOUND = "An ISO 8601 date (2026-11-01: its whole UTC day) or date-time (2026-11
     responses={200: {"model": UsageOut}, 400: {"model": ErrorOut}, 401: {"model": ErrorOut}},
 )
 async def get_usage(
-    service: ServiceDep,
+    usage: UsageDep,
+    clock: ClockDep,
     key: CurrentKey,
     from_: Annotated[
         str | None, Query(alias="from", max_length=64, description=f"Start: {_BOUND}.")
@@ -70,10 +71,8 @@ async def get_usage(
 ) -> JSONResponse:
     """Generations of the calling account, their outcomes and cost in a time range
     (default: the last 30 days), by model or by UTC day."""
-    start, end = time_range(from_, to, now=service.clock())
-    report = await UsageStore(service.db).report(
-        key.account_id, start=start, end=end, group_by=group_by
-    )
+    start, end = time_range(from_, to, now=clock())
+    report = await usage.report(key.account_id, start=start, end=end, group_by=group_by)
     return JSONResponse(
         {
             "object": "usage",

@@ -8,22 +8,19 @@ Errors keep our shape, which is OpenAI's: `{"error": {"message", "type", "param"
 
 from __future__ import annotations
 
-import contextlib
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from vidrouter.api import actions
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
-from vidrouter.api.deps import CurrentKey, ServiceDep
+from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
 from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, ErrorOut
-from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
+from vidrouter.domain.errors import InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
-from vidrouter.service import Service
-from vidrouter.store.generations import ListPage
+from vidrouter.usecases.generations import Generations
 
 router = APIRouter(prefix="/v1/videos", tags=["openai-compatible videos"])
 
@@ -115,38 +112,39 @@ def _create_request_body() -> dict[str, Any]:
     responses={200: {"model": VideoOut}, 415: {"model": ErrorOut}, **ERRORS_CREATE},
     openapi_extra=_create_request_body(),
 )
-async def create_video(request: Request, service: ServiceDep, key: CurrentKey) -> JSONResponse:
+async def create_video(
+    request: Request, generations: GenerationsDep, catalog: CatalogDep, key: CurrentKey
+) -> JSONResponse:
     """Create a video (JSON, or multipart/form-data with an `input_reference` file)."""
     req = await _video_request(request)
-    models = service.catalog.listed(service.providers.usable) if req.model is None else []
-    body = wire.create_body(req, models)
+    body = wire.create_body(req, catalog.listed() if req.model is None else [])
     try:
-        checked = actions.check_create(service, body)
+        checked = generations.check(body)
     except InvalidRequest as exc:
         raise wire.rename_error(exc, req) from None
-    await service.limiter.check_concurrency(key)
-    g = await actions.accept(service, key, checked)
+    g = await generations.create(key, checked)
     return JSONResponse(wire.video_object(g))
 
 
 @router.get("", response_model=None, responses={200: {"model": VideoListOut}, **ERRORS})
 async def list_videos(
-    service: ServiceDep,
+    generations: GenerationsDep,
     key: CurrentKey,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     after: Annotated[str | None, Query(max_length=64)] = None,
     order: Literal["asc", "desc"] = "desc",
 ) -> JSONResponse:
-    if order == "desc":
-        page = await service.generations.page(key.account_id, limit=limit, after=after)
-    else:
-        page = await _page_ascending(service, key.account_id, limit, after)
+    page = await generations.list(
+        key.account_id, limit=limit, after=after, oldest_first=order == "asc"
+    )
     return JSONResponse(wire.list_object(page.data, page.has_more))
 
 
 @router.get("/{video_id}", response_model=None, responses={200: {"model": VideoOut}, **ERRORS_ID})
-async def retrieve_video(video_id: str, service: ServiceDep, key: CurrentKey) -> JSONResponse:
-    g = await _owned(service, key.account_id, video_id)
+async def retrieve_video(
+    video_id: str, generations: GenerationsDep, key: CurrentKey
+) -> JSONResponse:
+    g = await _owned(generations, key.account_id, video_id)
     return JSONResponse(wire.video_object(g))
 
 
@@ -155,17 +153,12 @@ async def retrieve_video(video_id: str, service: ServiceDep, key: CurrentKey) ->
     response_model=None,
     responses={200: {"model": VideoDeletedOut}, **ERRORS_ID},
 )
-async def delete_video(video_id: str, service: ServiceDep, key: CurrentKey) -> JSONResponse:
+async def delete_video(video_id: str, generations: GenerationsDep, key: CurrentKey) -> JSONResponse:
     """Delete the video and its stored MP4; an unfinished one is canceled first."""
-    g = await _owned(service, key.account_id, video_id)
-    if not g.status.terminal:
-        with contextlib.suppress(Conflict):  # it finished meanwhile: delete it all the same
-            await actions.cancel(service, g)
-    removed = await service.generations.delete(g.id, account_id=key.account_id)
-    if removed is None:  # deleted by a concurrent request
-        raise _not_found(video_id)
-    if removed.video_key is not None:
-        await service.storage.delete(removed.video_key)
+    try:
+        removed = await generations.delete(key.account_id, video_id)
+    except NotFound:
+        raise _not_found(video_id) from None
     return JSONResponse(wire.deleted_object(removed.id))
 
 
@@ -183,11 +176,12 @@ async def delete_video(video_id: str, service: ServiceDep, key: CurrentKey) -> J
 )
 async def download_video_content(
     video_id: str,
-    service: ServiceDep,
+    generations: GenerationsDep,
+    storage: StorageDep,
     key: CurrentKey,
     variant: Literal["video", "thumbnail", "spritesheet"] = "video",
 ) -> Response:
-    g = await _owned(service, key.account_id, video_id)
+    g = await _owned(generations, key.account_id, video_id)
     if variant != "video":
         raise InvalidRequest(
             f"variant {variant!r} is not available here; only variant=video (the MP4)",
@@ -206,8 +200,8 @@ async def download_video_content(
             code="video_not_ready",
             param="video_id",
         )
-    info = await service.storage.stat(g.video_key) if g.video_key else None
-    path = service.storage.local_path(g.video_key) if g.video_key else None
+    info = await storage.stat(g.video_key) if g.video_key else None
+    path = storage.local_path(g.video_key) if g.video_key else None
     if info is None or path is None:
         raise NotFound("the video's content no longer exists", code="content_not_found")
     return FileResponse(
@@ -233,19 +227,12 @@ async def _video_request(request: Request) -> wire.VideoRequest:
     )
 
 
-async def _owned(service: Service, account_id: str, video_id: str) -> Generation:
+async def _owned(generations: Generations, account_id: str, video_id: str) -> Generation:
     try:
-        return await actions.owned(service, account_id, video_id)
+        return await generations.get(account_id, video_id)
     except NotFound:
         raise _not_found(video_id) from None
 
 
 def _not_found(video_id: str) -> NotFound:
     return NotFound(f"no video with id {video_id[:64]!r}", code="video_not_found", param="video_id")
-
-
-async def _page_ascending(
-    service: Service, account_id: str, limit: int, after: str | None
-) -> ListPage:
-    """Oldest first."""
-    return await service.generations.page(account_id, limit=limit, after=after, oldest_first=True)

@@ -1,5 +1,11 @@
-"""The running service: everything one process needs, built from the settings, started and
-stopped together. `vidrouter serve` runs the API and the workers on one of these."""
+"""The composition root: everything one process needs, built once from the settings,
+started and stopped together. `vidrouter serve` runs the API and the workers on one
+`Composition`; the CLI and the tests build one too.
+
+Only this module (and `cli/`) knows every layer: the API gets the narrow parts its routes
+use (`api.deps.ApiParts`), the use-cases get their collaborators, the engine its own.
+Nothing below takes the whole `Composition`.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +16,18 @@ import multiprocessing
 import os
 import socket
 import uuid
+from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
 import httpx
+from fastapi import FastAPI
 
-from vidrouter.api.limits import Limiter, LimitPolicy
+from vidrouter.api import app as http
+from vidrouter.api.deps import ApiParts, ContentHost
+from vidrouter.api.presenter import Presenter
 from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
@@ -37,8 +48,13 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
-from vidrouter.store.routes import RouteStore
+from vidrouter.store.route_health import RouteStore
+from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
+from vidrouter.usecases.callbacks import ProviderCallbacks
+from vidrouter.usecases.generations import CreatePolicy, Generations
+from vidrouter.usecases.models import ModelCatalog
+from vidrouter.usecases.rate_limits import Limiter, LimitPolicy
 from vidrouter.webhooks.deliver import WebhookSender
 
 log = logging.getLogger(__name__)
@@ -52,7 +68,7 @@ def _lower_priority() -> None:
         os.nice(10)
 
 
-class Service:
+class Composition:
     def __init__(self, settings: Settings, *, clock: Clock = utcnow) -> None:
         self.settings = settings
         self.clock = clock
@@ -97,6 +113,39 @@ class Service:
         self.webhook_loop: WorkLoop[Delivery] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: list[httpx.AsyncClient] = []
+        self.models = ModelCatalog(self.catalog, self.providers.usable, self.circuits)
+        self.use_cases = Generations(
+            self.generations,
+            self.models,
+            self.limiter,
+            self.storage,
+            CreatePolicy(
+                max_prompt_chars=settings.max_prompt_chars,
+                allow_private_webhook_urls=settings.allow_private_webhook_urls,
+                deadline=timedelta(seconds=settings.generation_deadline_seconds),
+            ),
+            clock=clock,
+            wake=self.wake,
+            wake_deliveries=self.wake_deliveries,
+        )
+
+    def api_parts(self) -> ApiParts:
+        """What the HTTP routes may use (see api.deps)."""
+        return ApiParts(
+            generations=self.use_cases,
+            catalog=self.models,
+            keys=self.keys,
+            limiter=self.limiter,
+            presenter=Presenter(lambda: self.signer, self.clock),
+            storage=self.storage,
+            content=ContentHost(self.storage, lambda: self.signer, self.clock),
+            callbacks=ProviderCallbacks(
+                lambda: self.callbacks, self.generations, self.clock, self.wake
+            ),
+            usage=UsageStore(self.db),
+            clock=self.clock,
+            readiness=self,
+        )
 
     def _render_pool(self) -> Executor:
         if self._pool is None:
@@ -201,6 +250,14 @@ class Service:
         if self.generation_loop is not None:
             self.generation_loop.wake()
 
+    def wake_deliveries(self) -> None:
+        """New webhook deliveries were written: send them now."""
+        if self.webhook_loop is not None:
+            self.webhook_loop.wake()
+
+    async def database_ok(self) -> bool:
+        return await self.db.ping()
+
     @property
     def workers_running(self) -> bool:
         loops = [self.generation_loop, self.webhook_loop]
@@ -227,6 +284,29 @@ class Service:
             _stop_pool(self._pool)
         await self.limiter.aclose()
         await self.db.close()
+
+
+def create_app(
+    settings: Settings, *, composition: Composition | None = None, run_workers: bool = True
+) -> FastAPI:
+    """The ASGI app. It opens a `Composition` (database, migrations, workers) when it starts,
+    unless one is handed in already open (then its owner closes it)."""
+    own = composition is None
+    process = composition if composition is not None else Composition(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if own:
+            await process.open()
+            if run_workers:
+                process.start_workers()
+        try:
+            yield
+        finally:
+            if own:
+                await process.close()
+
+    return http.create_app(settings, process.api_parts(), lifespan=lifespan)
 
 
 def _stop_pool(pool: Executor) -> None:

@@ -1,0 +1,51 @@
+"""The catalog as clients see it right now: the models listed with the credentials at hand,
+and how healthy their routes are (circuit breakers)."""
+
+from __future__ import annotations
+
+from vidrouter.domain.catalog import Catalog, ListedModel, ModelSpec, RouteFilter
+from vidrouter.domain.errors import Unavailable
+from vidrouter.engine.circuits import Circuits, CircuitState
+
+
+class ModelCatalog:
+    def __init__(self, catalog: Catalog, usable: RouteFilter, circuits: Circuits) -> None:
+        self._catalog = catalog
+        self._usable = usable
+        self._circuits = circuits
+
+    def listed(self) -> list[ListedModel]:
+        """The models offered now (at least one route has credentials)."""
+        return self._catalog.listed(self._usable)
+
+    def find(self, model_id: str) -> ListedModel | None:
+        return self._catalog.find_listed(model_id, self._usable)
+
+    def lookup(self, model_id: str) -> ListedModel | ModelSpec | None:
+        """For checking a create: the listed model, else the known but unusable one (whose
+        refusal then says why), else None."""
+        listed = self.find(model_id)
+        return listed if listed is not None else self._catalog.get(model_id)
+
+    async def status(self, model: ListedModel) -> str:
+        """available: every route works; degraded: some have open circuits; unavailable: all."""
+        states = [await self._circuits.state_of(r.key) for r in model.routes]
+        open_count = sum(1 for s in states if s is CircuitState.OPEN)
+        if open_count == 0:
+            return "available" if all(s is CircuitState.CLOSED for s in states) else "degraded"
+        return "unavailable" if open_count == len(states) else "degraded"
+
+    async def ensure_servable(self, model: ListedModel) -> None:
+        """Refuse work that cannot run: when every route of the model has an open circuit,
+        a 503 with Retry-After beats queueing a generation that would only wait."""
+        routes = [r.key for r in model.routes]
+        for route in routes:
+            if await self._circuits.state_of(route) is not CircuitState.OPEN:
+                return
+        wait = await self._circuits.seconds_until_probe(routes)
+        raise Unavailable(
+            f"every provider of model {model.id} is failing right now; try again in {wait} s",
+            code="model_unavailable",
+            param="model",
+            retry_after=wait,
+        )
