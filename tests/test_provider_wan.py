@@ -167,16 +167,11 @@ async def test_models_as_listed(wan: tuple[FakeWan, str], tmp_path: Path) -> Non
 async def test_text_to_video_sends_the_documented_request(
     wan: tuple[FakeWan, str], tmp_path: Path
 ) -> None:
-    fake, url = wan
-    async with running(wan_settings(tmp_path, url)) as app:
-        done = await app.generate(
-            model="wan-2.5", prompt="a red fox", duration=10, aspect_ratio="9:16", timeout=20
-        )
-        assert done["status"] == "completed", done
-        assert done["cost"] == {"amount": 1.0, "currency": "USD"}  # 10 billed s x $0.10
-        video = await app.client.get(done["video_url"])
-    assert decode(video.content, tmp_path).codec == "h264"
-
+    fake, url = wan  # the stored video and the webhook: the contract suite
+    ours = {"model": "wan-2.5", "prompt": "a red fox", "duration": 10, "aspect_ratio": "9:16"}
+    done = await generate(wan_settings(tmp_path, url), **ours)
+    assert done["status"] == "completed", done
+    assert done["cost"] == {"amount": 1.0, "currency": "USD"}  # 10 billed s x $0.10
     [body] = fake.created
     assert body["model"] == "wan2.5-t2v-preview"
     assert body["input"] == {"prompt": "a red fox"}
