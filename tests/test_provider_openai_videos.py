@@ -3,9 +3,6 @@ our API end to end against the fake, routed by an operator's catalog file."""
 
 from __future__ import annotations
 
-import base64
-import dataclasses
-import io
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from datetime import date
@@ -14,13 +11,12 @@ from typing import Any
 
 import openai
 import pytest
-from PIL import Image
-from standardwebhooks.webhooks import Webhook
 
-from tests.fakes.base import Fault, sample_mp4
+from tests.fakes.base import sample_mp4
 from tests.fakes.openai_videos import FakeOpenAIVideos
+from tests.support.catalogs import gateway_model
 from tests.support.harness import Harness, running, test_settings
-from tests.support.receiver import WebhookReceiver
+from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.domain.catalog import load_catalog
@@ -45,16 +41,6 @@ async def upstream() -> AsyncIterator[tuple[FakeOpenAIVideos, str]]:
     fake = FakeOpenAIVideos(api_key=KEY, models=frozenset({"upstream-clip-1", "upstream-clip-hd"}))
     async with serve_app(fake.app()) as url:
         yield fake, url
-
-
-def png(width: int, height: int) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", (width, height), (200, 60, 30)).save(out, format="PNG")
-    return out.getvalue()
-
-
-def data_uri(data: bytes, mime: str = "image/png") -> str:
-    return f"data:{mime};base64," + base64.b64encode(data).decode()
 
 
 # --- 1. the official SDK drives the fake unchanged ---------------------------------------------
@@ -136,41 +122,32 @@ async def test_official_sdk_drives_the_fake(tmp_path: Path) -> None:
 # --- 2. end to end through our API, routed by an operator's catalog -----------------------------
 
 
+@pytest.fixture
+async def gateway(
+    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
+) -> AsyncIterator[tuple[FakeOpenAIVideos, Harness]]:
+    """Our service routing the operator's models to the gateway (the fake)."""
+    fake, url = upstream
+    async with running(settings_for(tmp_path, url)) as app:
+        yield fake, app
+
+
 def operator_catalog(path: Path, base_url: str, timeout: float) -> Path:
     """Three models an operator serves through one OpenAI-style gateway (the fake)."""
-    route = f"""
-  [models.routes.options]
-  base_url = "{base_url}/v1"
-  api_key_env = "{KEY_ENV}"
-  timeout_seconds = {timeout}
-"""
-    model = """
-[[models]]
-id = "{id}"
-name = "{id}"
-description = "An operator's model behind an OpenAI-style /v1/videos gateway."
-provider = "Example Labs"
-type = "text-to-video"
-capabilities = ["text-to-video", "image-to-video"]
-max_duration = 12
-default_duration = 4
-durations = [4, 8, 12]
-aspect_ratios = ["16:9", "9:16"]
-
-  [[models.routes]]
-  provider = "openai_videos"
-  model = "{upstream}"
-  price_per_second = 0.1
-"""
     text = (
-        model.format(id="gateway-clip", upstream="upstream-clip-1")
-        + route
-        + model.format(id="gateway-hd", upstream="upstream-clip-hd")
-        + route
-        + '  sizes = "16:9=1792x1024,9:16=1024x1792"\n  request_format = "json"\n'
-        + model.format(id="gateway-strict", upstream="upstream-clip-1")
-        + route
-        + "  fit_image = false\n"
+        gateway_model("gateway-clip", "upstream-clip-1", base_url, KEY_ENV, timeout)
+        + gateway_model(
+            "gateway-hd",
+            "upstream-clip-hd",
+            base_url,
+            KEY_ENV,
+            timeout,
+            sizes='"16:9=1792x1024,9:16=1024x1792"',
+            request_format='"json"',
+        )
+        + gateway_model(
+            "gateway-strict", "upstream-clip-1", base_url, KEY_ENV, timeout, fit_image="false"
+        )
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -191,80 +168,63 @@ def settings_for(
 
 
 async def generate(app: Harness, **body: Any) -> dict[str, Any]:
-    key = await app.new_key()
-    created = await app.create(key, **{"model": "gateway-clip", "prompt": "a fox", **body})
-    assert created.status_code == 202, created.text
-    done = await app.wait_for(key, created.json()["id"], timeout=40)
+    done = await app.generate(**{"model": "gateway-clip", "prompt": "a fox", **body}, timeout=40)
     assert done["status"] in ("completed", "failed"), done
     return done
 
 
-async def test_models_are_listed_with_the_key_and_sora_is_retired(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
+async def test_models_as_listed_and_sora_is_retired(
+    gateway: tuple[FakeOpenAIVideos, Harness], tmp_path: Path
 ) -> None:
-    fake, url = upstream
-    async with running(settings_for(tmp_path, url)) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-        ids = {m["id"] for m in listed}
-        assert {"gateway-clip", "gateway-hd", "gateway-strict"} <= ids
-        assert not {"sora-2", "sora-2-pro"} & ids
-        clip = next(m for m in listed if m["id"] == "gateway-clip")
-        assert clip["pricing"] == {"per_second": 0.1, "currency": "USD"}
-        assert clip["aspect_ratios"] == ["16:9", "9:16"]
+    fake, app = gateway
+    key = await app.new_key()
+    listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    ids = {m["id"] for m in listed}
+    assert {"gateway-clip", "gateway-hd", "gateway-strict"} <= ids
+    assert not {"sora-2", "sora-2-pro"} & ids
+    clip = next(m for m in listed if m["id"] == "gateway-clip")
+    assert clip["pricing"] == {"per_second": 0.1, "currency": "USD"}
+    assert clip["aspect_ratios"] == ["16:9", "9:16"]
 
-        for retired in ("sora-2", "sora-2-pro"):
-            r = await app.create(key, model=retired, prompt="a fox")
-            assert r.status_code == 400, r.text
-            error = r.json()["error"]
-            assert error["code"] == "model_retired"
-            assert "2026-09-24" in error["message"] and "'veo-3.1'" in error["message"]
-            got = await app.client.get(f"/v1/models/{retired}", headers=app.auth(key))
-            assert got.status_code == 404
+    for retired in ("sora-2", "sora-2-pro"):
+        r = await app.create(key, model=retired, prompt="a fox")
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert error["code"] == "model_retired"
+        assert "2026-09-24" in error["message"] and "'veo-3.1'" in error["message"]
+        got = await app.client.get(f"/v1/models/{retired}", headers=app.auth(key))
+        assert got.status_code == 404
     assert fake.plan.requests == []
 
-    async with running(settings_for(tmp_path / "nokey", url, key=None)) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-        assert not {"gateway-clip", "gateway-hd", "gateway-strict"} & {m["id"] for m in listed}
 
-
-async def test_text_to_video_completes_with_video_and_signed_webhook(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
+async def test_text_to_video_sends_the_documented_request(
+    gateway: tuple[FakeOpenAIVideos, Harness],
+    upstream: tuple[FakeOpenAIVideos, str],
+    tmp_path: Path,
 ) -> None:
-    fake, url = upstream
-    receiver = WebhookReceiver()
-    async with running(settings_for(tmp_path, url)) as app, serve_app(receiver) as hook_url:
-        key = await app.new_key()
-        created = await app.create(
-            key,
-            model="gateway-clip",
-            prompt="a red fox in the snow",
-            duration=8,
-            aspect_ratio="9:16",
-            webhook_url=hook_url,
-        )
-        assert created.status_code == 202, created.text
-        gen_id = created.json()["id"]
-        done = await app.wait_for(key, gen_id, timeout=40)
-        assert done["status"] == "completed", done
-        assert done["cost"] == {"amount": 0.8, "currency": "USD"}  # billed the upstream's "8"
-        video = await app.client.get(done["video_url"])
-        assert video.status_code == 200
-        info = decode(video.content, tmp_path)
-        assert (info.codec, info.width, info.height) == ("h264", 320, 180)
+    fake, app = gateway
+    url = upstream[1]
+    done = await app.generate(
+        model="gateway-clip",
+        prompt="a red fox in the snow",
+        duration=8,
+        aspect_ratio="9:16",
+    )
+    gen_id = done["id"]
+    assert done["status"] == "completed", done
+    assert done["cost"] == {"amount": 0.8, "currency": "USD"}  # billed the upstream's "8"
+    video = await app.client.get(done["video_url"])
+    assert video.status_code == 200
+    info = decode(video.content, tmp_path)
+    assert (info.codec, info.width, info.height) == ("h264", 320, 180)
 
-        [hook] = await receiver.wait_for(1)
-        payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
-        assert (payload["id"], payload["status"]) == (gen_id, "completed")
-
-        # The job remembers where its upstream is and which variable holds the key, not the key.
-        row = await app.service.generations.get(gen_id)
-        assert row is not None
-        assert row.provider_job_data["base_url"] == f"{url}/v1"
-        assert row.provider_job_data["api_key_env"] == KEY_ENV
-        assert KEY not in repr(row.provider_job_data)
-        assert row.provider_request_id and row.provider_request_id.startswith("req_")
+    # The job remembers where its upstream is and which variable holds the key, not the key.
+    row = await app.service.generations.get(gen_id)
+    assert row is not None
+    assert row.provider_job_data["base_url"] == f"{url}/v1"
+    assert row.provider_job_data["api_key_env"] == KEY_ENV
+    assert KEY not in repr(row.provider_job_data)
+    assert row.provider_request_id and row.provider_request_id.startswith("req_")
 
     [call] = fake.created
     assert call.encoding == "multipart"
@@ -280,17 +240,16 @@ async def test_text_to_video_completes_with_video_and_signed_webhook(
 
 
 async def test_image_to_video_sends_the_image_at_the_requested_size(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
+    gateway: tuple[FakeOpenAIVideos, Harness], tmp_path: Path
 ) -> None:
-    fake, url = upstream
-    async with running(settings_for(tmp_path, url)) as app:
-        done = await generate(app, image_url=data_uri(png(640, 480)), aspect_ratio="16:9")
-        assert done["status"] == "completed", done
-        # A JSON-speaking upstream with its own sizes gets the image inline, as a data URL.
-        done = await generate(
-            app, model="gateway-hd", image_url=data_uri(png(1024, 1792)), aspect_ratio="9:16"
-        )
-        assert done["status"] == "completed", done
+    fake, app = gateway
+    done = await generate(app, image_url=data_uri(png(640, 480)), aspect_ratio="16:9")
+    assert done["status"] == "completed", done
+    # A JSON-speaking upstream with its own sizes gets the image inline, as a data URL.
+    done = await generate(
+        app, model="gateway-hd", image_url=data_uri(png(1024, 1792)), aspect_ratio="9:16"
+    )
+    assert done["status"] == "completed", done
     multipart, json_body = fake.created
     assert (multipart.encoding, multipart.fields["size"]) == ("multipart", "1280x720")
     assert (multipart.image_type, multipart.image_filename) == ("image/png", "reference.png")
@@ -302,107 +261,37 @@ async def test_image_to_video_sends_the_image_at_the_requested_size(
 
 
 async def test_limits_are_checked_before_anything_reaches_the_upstream(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
+    gateway: tuple[FakeOpenAIVideos, Harness], tmp_path: Path
 ) -> None:
-    fake, url = upstream
-    async with running(settings_for(tmp_path, url)) as app:
-        key = await app.new_key()
-        cases = [
-            ({"duration": 5}, "duration_unsupported"),
-            ({"duration": 20}, "duration_too_long"),
-            ({"aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
-            ({"image_url": "data:image/gif;base64,R0lGOD"}, "image_url_invalid"),
-        ]
-        for extra, code in cases:
-            r = await app.create(key, model="gateway-clip", prompt="a fox", **extra)
-            assert r.status_code == 400, r.text
-            assert r.json()["error"]["code"] == code
+    fake, app = gateway
+    key = await app.new_key()
+    cases = [
+        ({"duration": 5}, "duration_unsupported"),
+        ({"duration": 20}, "duration_too_long"),
+        ({"aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
+        ({"image_url": "data:image/gif;base64,R0lGOD"}, "image_url_invalid"),
+    ]
+    for extra, code in cases:
+        r = await app.create(key, model="gateway-clip", prompt="a fox", **extra)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"]["code"] == code
     assert fake.plan.requests == []
 
 
-@pytest.mark.parametrize(
-    "fault",
-    [
-        Fault(status=503, path="/v1/videos", method="POST", times=3),
-        Fault(
-            status=429,
-            retry_after=1,
-            body={"error": {"message": "Rate limit reached", "type": "requests", "code": None}},
-            path="/v1/videos/",
-            method="GET",
-            times=2,
-        ),
-        Fault(kind="slow", delay=1.0, path="/v1/videos/", method="GET", times=2),
-        Fault(kind="drop", path="/v1/videos", method="POST", times=2),
-        Fault(kind="malformed", path="/v1/videos/", method="GET", times=2),
-    ],
-    ids=["5xx-burst", "429-retry-after", "timeout", "dropped-connection", "malformed-json"],
-)
-async def test_transient_faults_are_retried_until_completed(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path, fault: Fault
-) -> None:
-    fake, url = upstream
-    fake.plan.add(dataclasses.replace(fault))  # the parameter itself stays untouched
-    timeout = 0.5 if fault.kind == "slow" else 5.0  # the route's timeout_seconds
-    async with running(settings_for(tmp_path, url, timeout=timeout)) as app:
-        done = await generate(app)
-    assert done["status"] == "completed", done
-    assert fake.plan.faults == []  # every injected fault was met
-    assert len(fake.created) == 1  # faults before the fake answered: no job was lost
-
-
-@pytest.mark.parametrize("where", ["at-create", "in-the-job"])
-async def test_moderation_fails_with_content_policy(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path, where: str
-) -> None:
-    fake, url = upstream
-    if where == "at-create":
-        fake.moderate_prompts_containing = "forbidden"
-    else:
-        fake.fail_jobs_with = ("moderation_blocked", "The video was blocked by moderation.")
-    async with running(settings_for(tmp_path, url)) as app:
-        done = await generate(app, prompt="something forbidden")
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "content_policy", done
-    assert fake.plan.count("POST", "/v1/videos") == 1  # the user's error: never retried
-
-
 async def test_bad_images_fail_with_invalid_input(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
+    gateway: tuple[FakeOpenAIVideos, Harness], tmp_path: Path
 ) -> None:
-    fake, url = upstream
-    async with running(settings_for(tmp_path, url)) as app:
-        # Not an image at all: refused before the upstream is asked.
-        not_png = data_uri(b"this is not an image, whatever the header says")
-        done = await generate(app, image_url=not_png)
-        assert (done["status"], done["error"]["code"]) == ("failed", "invalid_input"), done
-        assert fake.plan.requests == []
-        # A route that sends images as they are: the upstream refuses the wrong size.
-        done = await generate(app, model="gateway-strict", image_url=data_uri(png(300, 200)))
-        assert (done["status"], done["error"]["code"]) == ("failed", "invalid_input"), done
-        assert "must match the requested width and height" in done["error"]["message"]
+    fake, app = gateway
+    # Not an image at all: refused before the upstream is asked.
+    not_png = data_uri(b"this is not an image, whatever the header says")
+    done = await generate(app, image_url=not_png)
+    assert (done["status"], done["error"]["code"]) == ("failed", "invalid_input"), done
+    assert fake.plan.requests == []
+    # A route that sends images as they are: the upstream refuses the wrong size.
+    done = await generate(app, model="gateway-strict", image_url=data_uri(png(300, 200)))
+    assert (done["status"], done["error"]["code"]) == ("failed", "invalid_input"), done
+    assert "must match the requested width and height" in done["error"]["message"]
     assert fake.plan.count("POST", "/v1/videos") == 1
-
-
-@pytest.mark.parametrize("cause", ["wrong-key", "insufficient-quota"])
-async def test_our_account_failing_upstream_is_provider_unavailable(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path, cause: str
-) -> None:
-    fake, url = upstream
-    key = KEY
-    if cause == "wrong-key":
-        key = "sk-revoked"
-    else:
-        quota = {"message": "You exceeded your current quota.", "type": "insufficient_quota"}
-        fake.plan.add(
-            status=429,
-            body={"error": {**quota, "param": None, "code": "insufficient_quota"}},
-            times=-1,
-        )
-    async with running(settings_for(tmp_path, url, key=key)) as app:
-        done = await generate(app)
-    assert (done["status"], done["error"]["code"]) == ("failed", "provider_unavailable"), done
-    assert fake.plan.count("POST", "/v1/videos") == 1  # not retried: it would not get better
 
 
 @pytest.mark.parametrize("cause", ["job-failed", "job-lost"])
@@ -423,18 +312,6 @@ async def test_upstream_job_failures_end_failed(
     async with running(settings_for(tmp_path, url)) as app:
         done = await generate(app)
     assert (done["status"], done["error"]["code"]) == ("failed", "provider_error"), done
-
-
-async def test_a_job_that_never_finishes_times_out_and_is_deleted_upstream(
-    upstream: tuple[FakeOpenAIVideos, str], tmp_path: Path
-) -> None:
-    fake, url = upstream
-    fake.never_finish = True
-    # 45 minutes of patience, scaled down to 1.35 s.
-    async with running(settings_for(tmp_path, url, provider_delay_scale=0.0005)) as app:
-        done = await generate(app)
-    assert (done["status"], done["error"]["code"]) == ("failed", "timeout"), done
-    assert fake.deleted == list(fake.polls)  # the one job, canceled with DELETE
 
 
 # --- 3. the translation rules on their own ------------------------------------------------------

@@ -3,30 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import io
-import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from PIL import Image
-from standardwebhooks.webhooks import Webhook
-from starlette.applications import Starlette
-from starlette.responses import Response
-from starlette.routing import Route
 
-from tests.fakes.base import Fault
 from tests.fakes.seedance import TASKS, FakeArk, ark_error
 from tests.support.harness import Harness, running, test_settings
-from tests.support.receiver import WebhookReceiver
+from tests.support.images import data_uri, image_host, png
 from tests.support.servers import serve_app, serve_app_in_thread
 from tests.support.video import decode
 from vidrouter.domain.catalog import load_catalog
-from vidrouter.engine.advance import MAX_TRIES
 
 try:  # the official SDK is not a project dependency: its tests skip where it is missing
     import byteplussdkarkruntime as ark_runtime
@@ -47,16 +37,6 @@ SEEDANCE_IDS = (
     "seedance-2-fast",
     "seedance-2-mini",
 )
-
-
-def png(width: int = 640, height: int = 360) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (width, height), (200, 80, 40)).save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-def data_uri(data: bytes, mime: str = "image/png") -> str:
-    return f"data:{mime};base64," + base64.b64encode(data).decode()
 
 
 # --- 1. the official SDK drives the fake ----------------------------------------------------
@@ -80,7 +60,11 @@ def test_sdk_creates_polls_downloads_and_cancels() -> None:
             model="seedance-1-0-pro-250528",
             content=[
                 {"type": "text", "text": "a red fox in the snow"},
-                {"type": "image_url", "image_url": {"url": data_uri(png())}, "role": "first_frame"},
+                {
+                    "type": "image_url",
+                    "image_url": {"url": data_uri(png(640, 360))},
+                    "role": "first_frame",
+                },
             ],
             ratio="16:9",
             duration=5,
@@ -178,10 +162,7 @@ async def seedance_app(
 
 
 async def generate(app: Harness, **body: Any) -> dict[str, Any]:
-    key = await app.new_key()
-    created = await app.create(key, **{"model": "seedance-1-pro", "prompt": "a fox", **body})
-    assert created.status_code == 202, created.text
-    done = await app.wait_for(key, created.json()["id"], timeout=30)
+    done = await app.generate(**{"model": "seedance-1-pro", "prompt": "a fox", **body}, timeout=30)
     assert done["status"] in ("completed", "failed"), done
     return done
 
@@ -192,7 +173,7 @@ def price(model_id: str) -> float:
     return spec.routes[0].price_per_second
 
 
-async def test_models_are_listed_only_with_the_key(tmp_path: Path) -> None:
+async def test_models_as_listed(tmp_path: Path) -> None:
     fake = FakeArk()
     async with seedance_app(tmp_path / "with", fake) as app:
         key = await app.new_key()
@@ -207,36 +188,22 @@ async def test_models_are_listed_only_with_the_key(tmp_path: Path) -> None:
         assert retired.status_code == 400
         assert retired.json()["error"]["code"] == "model_retired"
         assert "seedance-1-pro-fast" in retired.json()["error"]["message"]
-    async with seedance_app(tmp_path / "without", fake, key=None) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-        assert not [m for m in listed if m["provider"] == "ByteDance"]
-    assert fake.plan.requests == []
 
 
-async def test_text_to_video_completes_with_video_and_signed_webhook(tmp_path: Path) -> None:
+async def test_text_to_video_sends_the_documented_request(tmp_path: Path) -> None:
     fake = FakeArk()
-    receiver = WebhookReceiver()
-    async with seedance_app(tmp_path, fake) as app, serve_app(receiver) as hook_url:
-        key = await app.new_key()
-        created = await app.create(
-            key,
+    async with seedance_app(tmp_path, fake) as app:
+        done = await app.generate(
             model="seedance-1-pro",
             prompt="a red fox in the snow",
             duration=6,
             aspect_ratio="9:16",
-            webhook_url=hook_url,
         )
-        assert created.status_code == 202, created.text
-        done = await app.wait_for(key, created.json()["id"], timeout=30)
         assert done["status"] == "completed", done
         assert done["cost"] == {"amount": round(6 * 0.1215, 6), "currency": "USD"}
         video = await app.client.get(done["video_url"])
         info = decode(video.content, tmp_path)
         assert info.codec == "h264" and info.frames > 0
-        [hook] = await receiver.wait_for(1)
-    payload = Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
-    assert payload["id"] == done["id"] and payload["status"] == "completed"
 
     [body] = fake.created
     assert body == {
@@ -265,15 +232,10 @@ async def test_audio_models_ask_for_audio(tmp_path: Path) -> None:
 
 async def test_image_to_video_sends_the_first_frame_inline(tmp_path: Path) -> None:
     image = png(800, 450)
-
-    async def serve_image(request: Any) -> Response:
-        return Response(image, media_type="image/png")
-
-    images = Starlette(routes=[Route("/frame.png", serve_image)])
     fake = FakeArk(polls_to_finish=1)
-    async with seedance_app(tmp_path, fake) as app, serve_app(images) as image_host:
+    async with seedance_app(tmp_path, fake) as app, image_host(image) as images:
         from_uri = await generate(app, model="seedance-1.5-pro", image_url=data_uri(image))
-        from_url = await generate(app, model="seedance-2", image_url=image_host + "/frame.png")
+        from_url = await generate(app, model="seedance-2", image_url=images + "/frame.png")
     assert from_uri["status"] == "completed", from_uri
     assert from_url["status"] == "completed", from_url
     for body in fake.created:
@@ -309,78 +271,6 @@ async def test_provider_limits_are_checked_before_any_request(tmp_path: Path) ->
 # --- faults -------------------------------------------------------------------------------
 
 
-async def test_server_errors_then_success_complete(tmp_path: Path) -> None:
-    fake = FakeArk()
-    fake.plan.add(
-        status=500,
-        body=ark_error(500, "InternalServiceError", "The service encountered an error."),
-        path=TASKS,
-        method="POST",
-        times=3,
-    )
-    fake.plan.add(
-        status=503,
-        body=ark_error(503, "ServiceUnavailable", "Service unavailable."),
-        path=TASKS + "/",
-        method="GET",
-        times=2,
-    )
-    async with seedance_app(tmp_path, fake) as app:
-        done = await generate(app)
-    assert done["status"] == "completed", done
-    assert fake.plan.count("POST", TASKS) == 4
-    assert len(fake.created) == 1
-
-
-async def test_rate_limit_with_retry_after_completes(tmp_path: Path) -> None:
-    fake = FakeArk()
-    body = ark_error(
-        429,
-        "RateLimitExceeded.EndpointRPMExceeded",
-        "The Requests Per Minute (RPM) limit of the associated endpoint has been exceeded.",
-    )
-    fake.plan.add(status=429, body=body, retry_after=2, path=TASKS, method="POST", times=2)
-    fake.plan.add(
-        status=429,
-        body=ark_error(429, "ServerOverloaded", "The service is overloaded."),
-        retry_after=1,
-        path=TASKS + "/",
-        method="GET",
-    )
-    async with seedance_app(tmp_path, fake) as app:
-        done = await generate(app)
-    assert done["status"] == "completed", done
-    assert fake.plan.count("POST", TASKS) == 3
-
-
-async def test_timeouts_drops_and_garbage_are_retried(tmp_path: Path) -> None:
-    fake = FakeArk()
-    fake.plan.add(kind="malformed", path=TASKS, method="POST")
-    fake.plan.add(kind="drop", path=TASKS + "/", method="GET")
-    fake.plan.add(kind="slow", delay=1.0, path=TASKS + "/", method="GET")
-    fake.plan.add(kind="malformed", path=TASKS + "/", method="GET")
-    fake.plan.add(status=408, body={"error": "timeout"}, path=TASKS + "/", method="GET")
-    async with seedance_app(tmp_path, fake) as app:
-        # The adapter's client waits 30 s; here a slow answer must time out quickly.
-        provider = app.service.providers.get("seedance")
-        provider._client.timeout = httpx.Timeout(0.3)  # type: ignore[attr-defined]
-        done = await generate(app)
-    assert done["status"] == "completed", done
-    assert fake.plan.faults == []
-
-
-async def test_moderated_prompt_fails_with_content_policy(tmp_path: Path) -> None:
-    fake = FakeArk(moderate_prompts_containing="forbidden", moderate_outputs_containing="gory")
-    async with seedance_app(tmp_path, fake) as app:
-        at_submit = await generate(app, prompt="something forbidden")
-        at_output = await generate(app, prompt="something gory")
-    assert at_submit["status"] == "failed"
-    assert at_submit["error"]["code"] == "content_policy"
-    assert at_output["status"] == "failed"
-    assert at_output["error"]["code"] == "content_policy"
-    assert "OutputVideoSensitiveContentDetected" in at_output["error"]["message"]
-
-
 async def test_bad_images_fail_with_invalid_input(tmp_path: Path) -> None:
     fake = FakeArk()
     async with seedance_app(tmp_path, fake) as app:
@@ -392,15 +282,6 @@ async def test_bad_images_fail_with_invalid_input(tmp_path: Path) -> None:
     assert not_png["status"] == "failed"
     assert not_png["error"]["code"] == "invalid_input"
     assert fake.plan.count("POST", TASKS) == 1  # the undecodable one never left us
-
-
-async def test_auth_failure_fails_without_retrying(tmp_path: Path) -> None:
-    fake = FakeArk(api_key="the-real-key")
-    async with seedance_app(tmp_path, fake, key="stale-key") as app:
-        done = await generate(app)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "provider_unavailable"
-    assert fake.plan.count("POST", TASKS) == 1
 
 
 async def test_failed_and_expired_tasks(tmp_path: Path) -> None:
@@ -416,37 +297,7 @@ async def test_failed_and_expired_tasks(tmp_path: Path) -> None:
     assert expired["error"]["code"] == "timeout"
 
 
-async def test_never_finishing_task_times_out_and_is_cancelled(tmp_path: Path) -> None:
-    fake = FakeArk(never_finish=True)
-    # 65 min of max_wait at this scale is about 2 s.
-    async with seedance_app(tmp_path, fake, scale=0.0005) as app:
-        done = await generate(app)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "timeout"
-    assert fake.cancelled == [next(iter(fake.tasks))]
-    assert next(iter(fake.tasks.values())).status == "cancelled"
-
-
-async def test_persistent_server_errors_give_up_after_max_tries(tmp_path: Path) -> None:
-    fake = FakeArk()
-    fake.plan.add(
-        Fault(
-            status=500,
-            body=ark_error(500, "InternalServiceError", "The service encountered an error."),
-            path=TASKS,
-            method="POST",
-            times=-1,
-        )
-    )
-    async with seedance_app(tmp_path, fake, scale=0.001) as app:
-        done = await generate(app)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "provider_unavailable"
-    assert fake.plan.count("POST", TASKS) == MAX_TRIES
-    assert json.loads(json.dumps(done))["video_url"] is None
-
-
-async def test_closed_endpoint_is_retried_and_spending_limit_is_not(tmp_path: Path) -> None:
+async def test_a_closed_endpoint_is_retried(tmp_path: Path) -> None:
     fake = FakeArk()
     fake.plan.add(
         status=400,
@@ -461,17 +312,3 @@ async def test_closed_endpoint_is_retried_and_spending_limit_is_not(tmp_path: Pa
     async with seedance_app(tmp_path / "a", fake) as app:
         reopened = await generate(app)
     assert reopened["status"] == "completed", reopened
-
-    limited = FakeArk()
-    limited.plan.add(
-        status=429,
-        body=ark_error(429, "SetLimitExceeded", "Your account has reached its set limit."),
-        path=TASKS,
-        method="POST",
-        times=-1,
-    )
-    async with seedance_app(tmp_path / "b", limited) as app:
-        done = await generate(app)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "provider_unavailable"
-    assert limited.plan.count("POST", TASKS) == 1

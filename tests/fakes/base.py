@@ -1,4 +1,5 @@
-"""What every fake shares: fault injection and a real small MP4 to serve."""
+"""What every fake shares: fault injection, the request log, auth checks, fetching input
+images the way a provider does, and a real small MP4 to serve."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import asyncio
 import functools
 import json
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+import httpx
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vidrouter.providers.local_render import RenderSpec, render_video
@@ -41,6 +45,7 @@ class Fault:
 class FaultPlan:
     faults: list[Fault] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log
+    arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each request
 
     def add(self, fault: Fault | None = None, **kw: object) -> Fault:
         fault = fault or Fault(**kw)  # type: ignore[arg-type]
@@ -61,7 +66,15 @@ class FaultPlan:
         return None
 
     def count(self, method: str, path_part: str) -> int:
-        return sum(1 for m, p in self.requests if m == method and path_part in p)
+        return len(self.times(method, path_part))
+
+    def times(self, method: str, path_part: str) -> list[float]:
+        """When each matching request arrived (faults included), in order."""
+        return [
+            at
+            for (m, p), at in zip(self.requests, self.arrivals, strict=True)
+            if m == method and path_part in p
+        ]
 
 
 class FaultInjector:
@@ -77,6 +90,7 @@ class FaultInjector:
             return
         method, path = scope["method"], scope["path"]
         self.plan.requests.append((method, path))
+        self.plan.arrivals.append(time.monotonic())
         fault = self.plan.take(method, path)
         if fault is None:
             await self.app(scope, receive, send)
@@ -126,6 +140,31 @@ async def _respond(
     }
     await send(start)
     await send({"type": "http.response.body", "body": body})
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8\xff"
+
+
+def has_credential(request: Request, credential: str, scheme: str = "Bearer") -> bool:
+    """Whether the request carries `Authorization: <scheme> <credential>`."""
+    return request.headers.get("authorization") == f"{scheme} {credential}"
+
+
+def is_png_or_jpeg(data: bytes) -> bool:
+    return data.startswith((PNG_SIGNATURE, JPEG_SIGNATURE))
+
+
+async def serves_an_image(url: str) -> bool:
+    """Whether an http(s) URL serves a PNG or JPEG, as a provider's fetcher sees it."""
+    if not url.startswith(("http://", "https://")):
+        return False
+    try:
+        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
+            response = await client.get(url)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and is_png_or_jpeg(response.content)
 
 
 @functools.cache

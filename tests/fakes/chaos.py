@@ -45,10 +45,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from tests.fakes.base import sample_mp4
+from tests.fakes.base import has_credential, sample_mp4
+from tests.fakes.openai_videos import (
+    error_answer,
+    json_answer,
+    queued_video,
+    request_id_header,
+)
 
 Window = tuple[float, float]
 _VIDEO_PATH = re.compile(r"^/v1/videos/([^/]+)(/content)?$")
@@ -170,7 +176,7 @@ class ChaosProvider:
             await asyncio.sleep(delay)
         if self.in_outage():
             self.faults["outage"] += 1
-            await _error(503, "The server is temporarily unavailable.", "server_error")(
+            await error_answer(503, "The server is temporarily unavailable.", "server_error")(
                 scope, receive, send
             )
             return
@@ -192,7 +198,7 @@ class ChaosProvider:
             job = self._jobs.get(match[1])
             subject = (job.client_request_id if job else None) or match[1]
         else:
-            return _error(404, f"Invalid URL ({method} {path})")
+            return error_answer(404, f"Invalid URL ({method} {path})")
         fault = self._draw(subject, kinds)
         if fault is not None and fault != "lost_answer":
             return await self._fault(fault, send)
@@ -229,14 +235,14 @@ class ChaosProvider:
     async def _fault(self, kind: str, send: Send) -> Response | None:
         if kind == "5xx":
             status = self._rng.choice(self.error_statuses)
-            return _error(status, "The server had an error while processing your request.")
+            return error_answer(status, "The server had an error while processing your request.")
         if kind == "429":
-            response = _error(429, "Rate limit reached for requests.", "requests")
+            response = error_answer(429, "Rate limit reached for requests.", "requests")
             response.headers["retry-after"] = f"{self.retry_after:g}"
             return response
         if kind == "timeout":
             await asyncio.sleep(self.hang_seconds)  # the client has given up by now
-            return _error(504, "Gateway timeout.", "server_error")
+            return error_answer(504, "Gateway timeout.", "server_error")
         await _cut(send)
         return None
 
@@ -248,8 +254,8 @@ class ChaosProvider:
     def _check_auth(self, request: Request) -> Response | None:
         if self.api_key is None:
             return None
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
-            return _error(401, "Incorrect API key provided.", code="invalid_api_key")
+        if not has_credential(request, self.api_key):
+            return error_answer(401, "Incorrect API key provided.", code="invalid_api_key")
         return None
 
     # --- endpoints ----------------------------------------------------------------------------
@@ -257,27 +263,13 @@ class ChaosProvider:
     async def _create(self, request: Request, send: Send, *, lose_answer: bool) -> Response | None:
         fields = await _create_fields(request)
         if fields is None:
-            return _error(400, "We could not parse the body of your request.")
+            return error_answer(400, "We could not parse the body of your request.")
         if not fields.get("prompt"):
-            return _error(400, "Missing required parameter: 'prompt'.", param="prompt")
+            return error_answer(400, "Missing required parameter: 'prompt'.", param="prompt")
         client_id = request.headers.get("x-client-request-id")
         subject = client_id or "-"
         video_id = "video_" + secrets.token_hex(12)
-        video = {
-            "id": video_id,
-            "object": "video",
-            "model": fields.get("model", "sora-2"),
-            "status": "queued",
-            "progress": 0,
-            "created_at": int(time.time()),
-            "completed_at": None,
-            "expires_at": None,
-            "error": None,
-            "prompt": fields["prompt"],
-            "remixed_from_video_id": None,
-            "seconds": fields.get("seconds", "4"),
-            "size": fields.get("size", "720x1280"),
-        }
+        video = queued_video(video_id, fields)
         will_fail = self._rng.random() < self.job_failure_rate
         cap = self.max_job_failures_per_request
         if will_fail and cap is not None and self._job_failures[subject] >= cap:
@@ -290,7 +282,7 @@ class ChaosProvider:
         if lose_answer:
             await _cut(send)
             return None
-        return _json(video)
+        return json_answer(video)
 
     def _retrieve(self, video_id: str) -> Response:
         job = self._jobs.get(video_id)
@@ -313,22 +305,22 @@ class ChaosProvider:
                 video.update(expires_at=now + 3600)
             else:
                 video.update(status="in_progress", progress=min(99, 10 * job.polls))
-        return _json(video)
+        return json_answer(video)
 
     def _content(self, video_id: str) -> Response:
         job = self._jobs.get(video_id)
         if job is None:
             return _not_found(video_id)
         if job.video["status"] != "completed":
-            return _error(400, f"Video {video_id} is not ready yet.")
-        return Response(sample_mp4(), media_type="video/mp4", headers=_request_id())
+            return error_answer(400, f"Video {video_id} is not ready yet.")
+        return Response(sample_mp4(), media_type="video/mp4", headers=request_id_header())
 
     def _delete(self, video_id: str) -> Response:
         job = self._jobs.pop(video_id, None)
         if job is None:
             return _not_found(video_id)
         self.deleted.append(video_id)
-        return _json({"id": video_id, "object": "video.deleted", "deleted": True})
+        return json_answer({"id": video_id, "object": "video.deleted", "deleted": True})
 
 
 # --- the wire -----------------------------------------------------------------------------------
@@ -362,28 +354,8 @@ async def _cut(send: Send) -> None:
     await send({"type": "http.response.body", "body": b'{"id": "video_', "more_body": True})
 
 
-def _request_id() -> dict[str, str]:
-    return {"x-request-id": "req_" + secrets.token_hex(12)}
-
-
-def _json(body: object, status: int = 200) -> Response:
-    return JSONResponse(body, status_code=status, headers=_request_id())
-
-
-def _error(
-    status: int,
-    message: str,
-    type_: str = "invalid_request_error",
-    *,
-    param: str | None = None,
-    code: str | None = None,
-) -> Response:
-    body = {"error": {"message": message, "type": type_, "param": param, "code": code}}
-    return _json(body, status)
-
-
 def _not_found(video_id: str) -> Response:
-    return _error(404, f"Video with id '{video_id}' not found.", param="video_id")
+    return error_answer(404, f"Video with id '{video_id}' not found.", param="video_id")
 
 
 # --- a server for benchmarks ----------------------------------------------------------------

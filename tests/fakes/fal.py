@@ -29,21 +29,25 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import (
+    FaultInjector,
+    FaultPlan,
+    has_credential,
+    is_png_or_jpeg,
+    sample_mp4,
+    serves_an_image,
+)
 
 BAD_KEY = {"detail": "Authentication is required to access this application."}  # unconfirmed
 LOCKED = {"detail": "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai."}
 FLAGGED = (
     "The content could not be processed because it contained material flagged by a content checker."
 )
-_PNG = b"\x89PNG\r\n\x1a\n"
-_JPEG = b"\xff\xd8\xff"
 STR = "string"
 INT = "integer"
 SEC = "seconds"
@@ -341,14 +345,14 @@ class FalFake:
     # --- behaviour ------------------------------------------------------------------------
 
     def _auth(self, request: Request) -> Response | None:
-        if request.headers.get("authorization") != f"Key {self.api_key}":
+        if not has_credential(request, self.api_key, "Key"):
             return JSONResponse(BAD_KEY, status_code=401)
         if self.out_of_balance:
             return JSONResponse(LOCKED, status_code=403)
         return None
 
     def _platform_auth(self, request: Request) -> Response | None:
-        if request.headers.get("authorization") != f"Key {self.api_key}":
+        if not has_credential(request, self.api_key, "Key"):
             error = {"type": "authorization_error", "message": "Authentication required"}
             return JSONResponse({"error": error}, status_code=401)
         return None
@@ -491,12 +495,5 @@ async def _image_readable(url: str) -> bool:
             data = base64.b64decode(payload, validate=True)
         except (binascii.Error, ValueError):
             return False
-        return header.endswith(";base64") and data.startswith((_PNG, _JPEG))
-    if not url.startswith(("http://", "https://")):
-        return False
-    try:
-        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
-            response = await client.get(url)
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200 and response.content.startswith((_PNG, _JPEG))
+        return header.endswith(";base64") and is_png_or_jpeg(data)
+    return await serves_an_image(url)

@@ -79,7 +79,6 @@ class KlingFake:
     tasks: dict[str, Task] = field(default_factory=dict)
     received: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
     auth_failures: list[int] = field(default_factory=list)
-    post_times: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         routes = [
@@ -92,7 +91,6 @@ class KlingFake:
     # --- endpoints ----------------------------------------------------------------------
 
     async def _create(self, request: Request) -> Response:
-        self.post_times.append(time.monotonic())
         kind = request.path_params["kind"]
         if kind not in MODELS:
             return _envelope(404, 1202, "The requested method is invalid")

@@ -16,13 +16,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import (
+    FaultInjector,
+    FaultPlan,
+    has_credential,
+    sample_mp4,
+    serves_an_image,
+)
 
 API = "/dream-machine/v1"
 MODELS = ("ray-2", "ray-flash-2")
@@ -32,8 +37,6 @@ RESOLUTIONS = ("540p", "720p", "1080p", "4k")
 BAD_KEY = {"detail": "Invalid API key is provided"}
 MODERATION_FAILED = "Advanced moderation failed"
 IMAGE_FAILED = "400: failed to moderate image"
-_PNG = b"\x89PNG\r\n\x1a\n"
-_JPEG = b"\xff\xd8\xff"
 
 
 @dataclass
@@ -83,7 +86,7 @@ class LumaFake:
         failure = self.fail_jobs_with or (MODERATION_FAILED if flagged else None)
         frames = body.get("keyframes") or {}
         for frame in frames.values():
-            if frame.get("type") == "image" and not await _image_fetchable(frame["url"]):
+            if frame.get("type") == "image" and not await serves_an_image(frame["url"]):
                 failure = failure or IMAGE_FAILED
         generation_id = str(uuid.uuid4())
         request_echo = {"generation_type": "video", **body}
@@ -126,7 +129,7 @@ class LumaFake:
     # --- behaviour -------------------------------------------------------------------------
 
     def _authorised(self, request: Request) -> bool:
-        return request.headers.get("authorization") == f"Bearer {self.api_key}"
+        return has_credential(request, self.api_key)
 
     def _advance(self, generation: dict[str, Any], base: str) -> None:
         if generation["state"] in ("completed", "failed"):
@@ -189,14 +192,3 @@ def _validate(body: object) -> str | None:
             continue
         return "a keyframe is {type: image, url} or {type: generation, id}"
     return None
-
-
-async def _image_fetchable(url: str) -> bool:
-    if not url.startswith(("http://", "https://")):
-        return False
-    try:
-        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as client:
-            response = await client.get(url)
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200 and response.content.startswith((_PNG, _JPEG))

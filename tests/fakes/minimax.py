@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
 
 OK = {"status_code": 0, "status_msg": "success"}
 # model -> the resolutions it renders (platform.minimax.io text-to-video / image-to-video)
@@ -176,7 +176,7 @@ class MinimaxFake:
     # --- behaviour ------------------------------------------------------------------------
 
     def _auth(self, request: Request) -> Response | None:
-        if request.headers.get("authorization") == f"Bearer {self.api_key}":
+        if has_credential(request, self.api_key):
             return None
         message = "login fail: Please carry the API secret key in the 'Authorization' field"
         return _answer({"base_resp": _code(1004, message)}, status=401)

@@ -52,6 +52,7 @@ class CreateCall:
 class FakeOpenAIVideos:
     api_key: str = "test-key"
     models: frozenset[str] | None = None
+    seconds: tuple[str, ...] = SECONDS  # what `seconds` takes (a reseller may take more)
     polls_to_finish: int = 2
     moderate_prompts_containing: str | None = None
     fail_jobs_with: tuple[str, str] | None = None
@@ -85,23 +86,9 @@ class FakeOpenAIVideos:
             return invalid
         self.created.append(call)
         video_id = "video_" + secrets.token_hex(16)
-        self.videos[video_id] = {
-            "id": video_id,
-            "object": "video",
-            "model": call.fields.get("model", "sora-2"),
-            "status": "queued",
-            "progress": 0,
-            "created_at": int(time.time()),
-            "completed_at": None,
-            "expires_at": None,
-            "error": None,
-            "prompt": call.fields["prompt"],
-            "remixed_from_video_id": None,
-            "seconds": call.fields.get("seconds", "4"),
-            "size": call.fields.get("size", "720x1280"),
-        }
+        self.videos[video_id] = queued_video(video_id, call.fields)
         self.polls[video_id] = 0
-        return _json(self.videos[video_id])
+        return json_answer(self.videos[video_id])
 
     async def _retrieve(self, request: Request) -> Response:
         if (denied := self._check_auth(request)) is not None:
@@ -110,7 +97,7 @@ class FakeOpenAIVideos:
         if video is None:
             return _not_found(request.path_params["video_id"])
         self._advance(video)
-        return _json(video)
+        return json_answer(video)
 
     async def _content(self, request: Request) -> Response:
         if (denied := self._check_auth(request)) is not None:
@@ -120,14 +107,16 @@ class FakeOpenAIVideos:
             return _not_found(request.path_params["video_id"])
         variant = request.query_params.get("variant", "video")
         if variant not in ("video", "thumbnail", "spritesheet"):
-            return _error(
+            return error_answer(
                 400, f"Invalid value: '{variant}'.", param="variant", code="invalid_value"
             )
         if video["status"] != "completed":
-            return _error(400, f"Video {video['id']} is not ready yet (status {video['status']}).")
+            return error_answer(
+                400, f"Video {video['id']} is not ready yet (status {video['status']})."
+            )
         if variant == "video":
-            return Response(sample_mp4(), media_type="video/mp4", headers=_request_id())
-        return Response(_webp(), media_type="image/webp", headers=_request_id())
+            return Response(sample_mp4(), media_type="video/mp4", headers=request_id_header())
+        return Response(_webp(), media_type="image/webp", headers=request_id_header())
 
     async def _list(self, request: Request) -> Response:
         if (denied := self._check_auth(request)) is not None:
@@ -142,7 +131,7 @@ class FakeOpenAIVideos:
             ids = [v["id"] for v in ordered]
             ordered = ordered[ids.index(after) + 1 :] if after in ids else []
         page = ordered[:limit]
-        return _json(
+        return json_answer(
             {
                 "object": "list",
                 "data": page,
@@ -159,33 +148,35 @@ class FakeOpenAIVideos:
         if self.videos.pop(video_id, None) is None:
             return _not_found(video_id)
         self.deleted.append(video_id)
-        return _json({"id": video_id, "object": "video.deleted", "deleted": True})
+        return json_answer({"id": video_id, "object": "video.deleted", "deleted": True})
 
     # --- behaviour --------------------------------------------------------------------------
 
     def _check_auth(self, request: Request) -> Response | None:
         header = request.headers.get("authorization", "")
         if not header.startswith("Bearer "):
-            return _error(
+            return error_answer(
                 401,
                 "You didn't provide an API key. You need to provide your API key in an "
                 "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
             )
         if header.removeprefix("Bearer ") != self.api_key:
             shown = header.removeprefix("Bearer ")[:3] + "*" * 8
-            return _error(401, f"Incorrect API key provided: {shown}.", code="invalid_api_key")
+            return error_answer(
+                401, f"Incorrect API key provided: {shown}.", code="invalid_api_key"
+            )
         return None
 
     def _validate(self, call: CreateCall) -> Response | None:
         fields = call.fields
         for name in fields:
             if name not in FIELDS:
-                return _error(
+                return error_answer(
                     400, f"Unknown parameter: '{name}'.", param=name, code="unknown_parameter"
                 )
         prompt = fields.get("prompt")
         if not prompt:
-            return _error(
+            return error_answer(
                 400,
                 "Missing required parameter: 'prompt'.",
                 param="prompt",
@@ -194,13 +185,13 @@ class FakeOpenAIVideos:
         model = fields.get("model", "sora-2")
         if self.models is not None and model not in self.models:
             return _invalid_value("model", model, sorted(self.models))
-        if fields.get("seconds", "4") not in SECONDS:
-            return _invalid_value("seconds", fields["seconds"], SECONDS)
+        if fields.get("seconds", "4") not in self.seconds:
+            return _invalid_value("seconds", fields["seconds"], self.seconds)
         size = fields.get("size", "720x1280")
         if size not in SIZES:
             return _invalid_value("size", size, SIZES)
         if self.moderate_prompts_containing and self.moderate_prompts_containing in prompt:
-            return _error(
+            return error_answer(
                 400,
                 "Your request was blocked by our moderation system.",
                 code="moderation_blocked",
@@ -244,17 +235,17 @@ async def _parse_create(request: Request) -> CreateCall:
             data = json.loads(body)
         except ValueError:
             raise _BadRequest(
-                _error(400, "We could not parse the JSON body of your request.")
+                error_answer(400, "We could not parse the JSON body of your request.")
             ) from None
         if not isinstance(data, dict):
-            raise _BadRequest(_error(400, "The body of your request must be a JSON object."))
+            raise _BadRequest(error_answer(400, "The body of your request must be a JSON object."))
         reference = data.pop("input_reference", None)
         call = CreateCall("json", {k: str(v) for k, v in data.items()}, headers)
         if isinstance(reference, dict) and isinstance(reference.get("image_url"), str):
             _attach_data_uri(call, reference["image_url"])
         elif reference is not None:
             raise _BadRequest(
-                _error(
+                error_answer(
                     400,
                     "input_reference must be an object with image_url or file_id.",
                     param="input_reference",
@@ -272,7 +263,7 @@ async def _parse_create(request: Request) -> CreateCall:
                 call.fields[name] = payload.decode()
         return call
     raise _BadRequest(
-        _error(
+        error_answer(
             400,
             f"Unsupported content type: '{content_type}'. This API method only accepts "
             "'application/json' and 'multipart/form-data' requests.",
@@ -284,7 +275,7 @@ def _attach_data_uri(call: CreateCall, uri: str) -> None:
     header, _, payload = uri.partition(",")
     if not header.startswith("data:") or not header.endswith(";base64"):
         raise _BadRequest(
-            _error(
+            error_answer(
                 400,
                 "input_reference.image_url must be a base64 data URL here.",
                 param="input_reference",
@@ -298,7 +289,7 @@ def _multipart(content_type: str, body: bytes) -> list[tuple[str, str | None, st
     """(name, filename, content type, payload) of each part; exact, byte for byte."""
     match = re.search(r'boundary="?([^";]+)"?', content_type)
     if match is None:
-        raise _BadRequest(_error(400, "The multipart body has no boundary."))
+        raise _BadRequest(error_answer(400, "The multipart body has no boundary."))
     parts = []
     for chunk in body.split(b"--" + match[1].encode())[1:]:
         if chunk.startswith(b"--"):
@@ -327,7 +318,7 @@ def _check_image(call: CreateCall, size: str) -> Response | None:
     except OSError:
         kind, dimensions = None, None
     if kind not in IMAGE_TYPES or dimensions is None:
-        return _error(
+        return error_answer(
             400,
             "Invalid file format. Supported formats are: 'image/jpeg', 'image/png', and 'image/webp'.",
             param="input_reference",
@@ -336,37 +327,56 @@ def _check_image(call: CreateCall, size: str) -> Response | None:
     call.image_size = dimensions
     width, height = (int(n) for n in size.split("x"))
     if dimensions != (width, height):
-        return _error(400, "Inpaint image must match the requested width and height")
+        return error_answer(400, "Inpaint image must match the requested width and height")
     return None
 
 
 # --- responses --------------------------------------------------------------------------------
 
 
-def _request_id() -> dict[str, str]:
+def queued_video(video_id: str, fields: dict[str, str]) -> dict[str, Any]:
+    """A new video object, as the create call answers it."""
+    return {
+        "id": video_id,
+        "object": "video",
+        "model": fields.get("model", "sora-2"),
+        "status": "queued",
+        "progress": 0,
+        "created_at": int(time.time()),
+        "completed_at": None,
+        "expires_at": None,
+        "error": None,
+        "prompt": fields["prompt"],
+        "remixed_from_video_id": None,
+        "seconds": fields.get("seconds", "4"),
+        "size": fields.get("size", "720x1280"),
+    }
+
+
+def request_id_header() -> dict[str, str]:
     return {"x-request-id": "req_" + secrets.token_hex(16)}
 
 
-def _json(body: object, status: int = 200) -> Response:
-    return JSONResponse(body, status_code=status, headers=_request_id())
+def json_answer(body: object, status: int = 200) -> Response:
+    return JSONResponse(body, status_code=status, headers=request_id_header())
 
 
-def _error(
+def error_answer(
     status: int,
     message: str,
-    *,
     type_: str = "invalid_request_error",
+    *,
     param: str | None = None,
     code: str | None = None,
 ) -> Response:
-    return _json(
+    return json_answer(
         {"error": {"message": message, "type": type_, "param": param, "code": code}}, status
     )
 
 
 def _invalid_value(param: str, value: str, allowed: Any) -> Response:
     options = ", ".join(f"'{a}'" for a in allowed)
-    return _error(
+    return error_answer(
         400,
         f"Invalid value: '{value}'. Supported values are: {options}.",
         param=param,
@@ -375,7 +385,7 @@ def _invalid_value(param: str, value: str, allowed: Any) -> Response:
 
 
 def _not_found(video_id: str) -> Response:
-    return _error(404, f"Video with id '{video_id}' not found.", param="video_id")
+    return error_answer(404, f"Video with id '{video_id}' not found.", param="video_id")
 
 
 def _webp() -> bytes:

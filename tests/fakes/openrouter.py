@@ -41,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
 
 MAX_BODY = 50 * 1024 * 1024  # the documented request cap, checked against Content-Length
 SAMPLE_SIZES = {"16:9": (320, 180), "9:16": (180, 320), "1:1": (240, 240)}
@@ -346,7 +346,7 @@ class OpenRouterFake:
 
     def _gate(self, request: Request) -> Response | None:
         self.headers_seen.append({k.lower(): v for k, v in request.headers.items()})
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+        if not has_credential(request, self.api_key):
             return _error(401, "No auth credentials found")
         return None
 

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
 
 API_VERSION = "2024-11-06"
 DOC_URL = "https://docs.dev.runwayml.com/api"
@@ -185,7 +185,7 @@ class RunwayFake:
 
     def _gate(self, request: Request) -> Response | None:
         self.headers_seen.append({k.lower(): v for k, v in request.headers.items()})
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+        if not has_credential(request, self.api_key):
             return _error(401, "Invalid API key.")
         version = request.headers.get("x-runway-version")
         if version is None:

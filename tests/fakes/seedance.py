@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
 
 TASKS = "/api/v3/contents/generations/tasks"
 RATIOS = ("16:9", "4:3", "1:1", "3:4", "9:16", "21:9", "adaptive")
@@ -175,7 +175,7 @@ class FakeArk:
     # --- behaviour --------------------------------------------------------------------------
 
     def _authorize(self, request: Request) -> None:
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+        if not has_credential(request, self.api_key):
             raise ArkError(
                 401,
                 "AuthenticationError",

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
 
 CREATE_PATH = "/api/v1/services/aigc/video-generation/video-synthesis"
 
@@ -104,8 +104,9 @@ class FakeWan:
     # --- endpoints ----------------------------------------------------------------------
 
     async def _create(self, request: Request) -> Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
         try:
-            self._authorise(request)
             if request.headers.get("x-dashscope-async") != "enable":
                 raise _Rejected(
                     403, "AccessDenied", "current user api does not support synchronous calls"
@@ -131,10 +132,8 @@ class FakeWan:
         )
 
     async def _get(self, request: Request) -> Response:
-        try:
-            self._authorise(request)
-        except _Rejected as exc:
-            return _error(exc.status, exc.code, exc.message)
+        if (refused := self._refusal(request)) is not None:
+            return refused
         task_id = request.path_params["task_id"]
         task = self.tasks.get(task_id)
         if task is None:
@@ -165,10 +164,8 @@ class FakeWan:
         return JSONResponse(answer)
 
     async def _cancel(self, request: Request) -> Response:
-        try:
-            self._authorise(request)
-        except _Rejected as exc:
-            return _error(exc.status, exc.code, exc.message)
+        if (refused := self._refusal(request)) is not None:
+            return refused
         task_id = request.path_params["task_id"]
         self.cancels.append(task_id)
         task = self.tasks.get(task_id)
@@ -190,9 +187,10 @@ class FakeWan:
 
     # --- behaviour ----------------------------------------------------------------------
 
-    def _authorise(self, request: Request) -> None:
-        if request.headers.get("authorization") != f"Bearer {self.api_key}":
-            raise _Rejected(401, "InvalidApiKey", "Invalid API-key provided.")
+    def _refusal(self, request: Request) -> Response | None:
+        if has_credential(request, self.api_key):
+            return None
+        return _error(401, "InvalidApiKey", "Invalid API-key provided.")
 
     def _advance(self, task: FakeTask) -> None:
         if task.status not in ("PENDING", "RUNNING"):

@@ -55,6 +55,15 @@ class Harness:
     async def get(self, key: NewKey, generation_id: str) -> httpx.Response:
         return await self.client.get(f"/v1/generations/{generation_id}", headers=self.auth(key))
 
+    async def generate(
+        self, key: NewKey | None = None, timeout: float = 40.0, **body: Any
+    ) -> dict[str, Any]:
+        """Create a generation (with a new key unless one is given) and wait for its end."""
+        key = key or await self.new_key()
+        created = await self.create(key, **body)
+        assert created.status_code == 202, created.text
+        return await self.wait_for(key, created.json()["id"], timeout=timeout)
+
     async def wait_for(
         self,
         key: NewKey,
@@ -89,3 +98,10 @@ async def running(settings: Settings, *, workers: bool = True) -> AsyncIterator[
             yield Harness(service, client)
     finally:
         await service.close(grace=5)
+
+
+def assert_failed(done: dict[str, Any], code: str) -> None:
+    """The generation ended failed with our error `code`, and without a video."""
+    assert done["status"] == "failed", done
+    assert done["error"]["code"] == code, done
+    assert done["video_url"] is None, done

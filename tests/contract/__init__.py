@@ -1,0 +1,1 @@
+"""The provider contract: every shared behaviour, once per provider (see cases.py)."""

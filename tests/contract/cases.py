@@ -1,0 +1,478 @@
+"""One case per provider: its fake, the settings it needs, a model it serves, where its calls
+go and the answers it really gives for each shared fault.
+
+The answers are the providers' own (status and body, from /work/shared/providers/*.md and
+docs/providers/*.md): a contract test injects them through the fake's FaultPlan, so every
+adapter meets the same situation in its own wire format. Adding a provider is adding a case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.types import ASGIApp
+
+from tests.fakes.fal import LOCKED, FalFake
+from tests.fakes.kling import KlingFake, error_body
+from tests.fakes.luma import LumaFake
+from tests.fakes.minimax import MinimaxFake
+from tests.fakes.openai_videos import FakeOpenAIVideos
+from tests.fakes.openrouter import OpenRouterFake
+from tests.fakes.replicate import ReplicateFake
+from tests.fakes.runway import RunwayFake
+from tests.fakes.seedance import TASKS, FakeArk, ark_error
+from tests.fakes.veo import VeoFake
+from tests.fakes.wan import CREATE_PATH, FakeWan
+from tests.support.catalogs import gateway_model
+
+Answer = tuple[int, object]  # an HTTP status and the JSON body the provider sends with it
+
+KEY = "test-key"
+GATEWAY_KEY_ENV = "GATEWAY_VIDEO_KEY"
+
+
+@dataclass(frozen=True)
+class ProviderCase:
+    name: str  # the adapter, as the generation's `route` names it
+    model: str  # a public model this provider serves
+    listed: frozenset[str]  # models offered with its credentials (and only with them)
+    make: Callable[[], Any]  # a fresh fake
+    serve: Callable[[Any], ASGIApp]  # the fake's ASGI app
+    environ: Callable[[str, str], dict[str, str]]  # (fake URL, credential) -> environment
+    key_attr: str  # the fake's attribute holding the credential it accepts
+    submit: str  # path part of the paid create call (always a POST)
+    poll: str  # path part of the status call (always a GET)
+    cancel: tuple[str, str] | None  # (method, path part); None where the API cannot cancel
+    jobs: Callable[[Any], int]  # how many jobs the fake accepted
+    server_error: Answer
+    throttled: Answer  # answered with a Retry-After header
+    rate_limits: Mapping[str, Answer]  # real rate limits: retried on the same route
+    refusals: Mapping[str, Answer]  # account-level refusals: never retried on the same route
+    # An operator catalog (fake URL, HTTP timeout) -> TOML, where the route needs one.
+    catalog: Callable[[str, float], str] = lambda url, timeout: ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    # Shorten the adapter's HTTP timeout where it keeps its own client (after start-up).
+    shorten_timeout: Callable[[Any, float], None] | None = None
+    # Each way the provider refuses the prompt "something forbidden": set up on the fake.
+    moderations: Mapping[str, Callable[[Any], None]] = field(
+        default_factory=lambda: {"prompt": _flag_prompts}
+    )
+    # Cancel every job on the provider's side (someone did, in its dashboard), if it can.
+    cancel_remotely: Callable[[Any], None] | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _flag_prompts(fake: Any) -> None:
+    fake.moderate_prompts_containing = "forbidden"
+
+
+def _set(**values: object) -> Callable[[Any], None]:
+    """Sets these attributes on the fake."""
+
+    def setup(fake: Any) -> None:
+        for name, value in values.items():
+            setattr(fake, name, value)
+
+    return setup
+
+
+def _set_status(table: str, status: str) -> Callable[[Any], None]:
+    """Sets the status of every job in the fake's `table`."""
+
+    def setup(fake: Any) -> None:
+        for job in getattr(fake, table).values():
+            job.status = status
+
+    return setup
+
+
+def _google(status: int, state: str, message: str) -> Answer:
+    return status, {"error": {"code": status, "message": message, "status": state}}
+
+
+def _openai(status: int, kind: str, code: str | None, message: str) -> Answer:
+    return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _kling(status: int, code: int, message: str) -> Answer:
+    return status, error_body(code, message)
+
+
+def _minimax(code: int, message: str, status: int = 200) -> Answer:
+    return status, {"task_id": "", "base_resp": {"status_code": code, "status_msg": message}}
+
+
+def _ark(status: int, code: str, message: str) -> Answer:
+    return status, ark_error(status, code, message)
+
+
+def _dashscope(status: int, code: str, message: str) -> Answer:
+    return status, {"request_id": "7f1c2d3e-req", "code": code, "message": message}
+
+
+def _problem(status: int, title: str, detail: str) -> Answer:
+    return status, {"title": title, "detail": detail, "status": status}
+
+
+def _openrouter(status: int, message: str) -> Answer:
+    return status, {"error": {"code": status, "message": message}}
+
+
+def _gateway_catalog(url: str, timeout: float) -> str:
+    """An operator's model behind an OpenAI-style /v1/videos gateway (the fake)."""
+    return gateway_model("gateway-clip", "upstream-clip-1", url, GATEWAY_KEY_ENV, timeout)
+
+
+def _set_client_timeout(attribute: str, provider: str) -> Callable[[Any, float], None]:
+    import httpx
+
+    def shorten(app: Any, seconds: float) -> None:
+        client = getattr(app.service.providers.get(provider), attribute)
+        client.timeout = httpx.Timeout(seconds)
+
+    return shorten
+
+
+CASES: tuple[ProviderCase, ...] = (
+    ProviderCase(
+        name="veo",
+        model="veo-3.1",
+        listed=frozenset({"veo-3.1", "veo-3.1-fast"}),
+        make=VeoFake,
+        serve=lambda fake: fake.app,
+        environ=lambda url, key: {"VIDROUTER_GEMINI_BASE_URL": url, "GEMINI_API_KEY": key},
+        key_attr="api_key",
+        submit=":predictLongRunning",
+        poll="/operations/",
+        cancel=None,  # the Gemini API has no cancel for video operations
+        jobs=lambda fake: len(fake.operations),
+        server_error=_google(503, "UNAVAILABLE", "The model is overloaded."),
+        throttled=_google(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted."),
+        rate_limits={
+            "RESOURCE_EXHAUSTED": _google(
+                429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."
+            )
+        },
+        refusals={
+            "PERMISSION_DENIED billing": _google(
+                403,
+                "PERMISSION_DENIED",
+                "This API method requires billing to be enabled. Please enable billing on "
+                "project #123 and retry.",
+            )
+        },
+    ),
+    ProviderCase(
+        name="runway",
+        model="gen4.5",
+        listed=frozenset({"gen4.5", "gen4-turbo"}),
+        make=RunwayFake,
+        serve=lambda fake: fake.app,
+        environ=lambda url, key: {"VIDROUTER_RUNWAY_BASE_URL": url, "RUNWAYML_API_SECRET": key},
+        key_attr="api_key",
+        submit="/v1/text_to_video",
+        poll="/v1/tasks/",
+        cancel=("DELETE", "/v1/tasks/"),
+        jobs=lambda fake: len(fake.tasks),
+        server_error=(502, {"error": "Bad gateway"}),
+        throttled=(429, {"error": "Too many requests"}),
+        rate_limits={"429": (429, {"error": "You have exceeded the rate limit for this model."})},
+        refusals={
+            "400 not enough credits": (
+                400,
+                {"error": "You do not have enough credits to run this task."},
+            )
+        },
+        cancel_remotely=_set_status("tasks", "CANCELLED"),
+    ),
+    ProviderCase(
+        name="luma",
+        model="ray-2",
+        listed=frozenset({"ray-2", "ray-flash-2"}),
+        make=lambda: LumaFake(moderate_prompts_containing=None),
+        serve=lambda fake: fake.app(),
+        environ=lambda url, key: {"VIDROUTER_LUMA_BASE_URL": url, "LUMAAI_API_KEY": key},
+        key_attr="api_key",
+        submit="/dream-machine/v1/generations",
+        poll="/dream-machine/v1/generations",
+        cancel=("DELETE", "/dream-machine/v1/generations/"),
+        jobs=lambda fake: len(fake.created),
+        server_error=(500, {"detail": "Internal Server Error"}),
+        throttled=(429, {"detail": "Too Many Requests"}),
+        rate_limits={"429": (429, {"detail": "Too many concurrent generations"})},
+        refusals={
+            "400 insufficient credits": (
+                400,
+                {"detail": "Insufficient credits: please top up your API balance"},
+            )
+        },
+        moderations={
+            "generation failed": _flag_prompts,
+            "400 at create": _set(moderate_prompts_containing="forbidden", moderate_at_create=True),
+        },
+    ),
+    ProviderCase(
+        name="openai_videos",
+        model="gateway-clip",
+        listed=frozenset({"gateway-clip"}),
+        make=lambda: FakeOpenAIVideos(models=frozenset({"upstream-clip-1"})),
+        serve=lambda fake: fake.app(),
+        environ=lambda url, key: {GATEWAY_KEY_ENV: key},
+        key_attr="api_key",
+        submit="/v1/videos",
+        poll="/v1/videos/",
+        cancel=("DELETE", "/v1/videos/"),
+        jobs=lambda fake: len(fake.created),
+        server_error=_openai(500, "server_error", None, "The server had an error."),
+        throttled=_openai(429, "requests", "rate_limit_exceeded", "Rate limit reached"),
+        rate_limits={
+            "rate_limit_exceeded": _openai(
+                429, "requests", "rate_limit_exceeded", "Rate limit reached for requests"
+            )
+        },
+        refusals={
+            "429 insufficient_quota": _openai(
+                429,
+                "insufficient_quota",
+                "insufficient_quota",
+                "You exceeded your current quota, please check your plan and billing details.",
+            )
+        },
+        catalog=_gateway_catalog,
+        moderations={
+            "at create": _flag_prompts,
+            "in the job": _set(
+                fail_jobs_with=("moderation_blocked", "The video was blocked by moderation.")
+            ),
+        },
+    ),
+    ProviderCase(
+        name="kling",
+        model="kling-v2.5-turbo",
+        listed=frozenset({"kling-v3", "kling-v2.6", "kling-v2.5-turbo", "kling-v2.1-master"}),
+        make=lambda: KlingFake(secret_key=KEY),
+        serve=lambda fake: fake.app,
+        environ=lambda url, key: {
+            "VIDROUTER_KLING_BASE_URL": url,
+            "KLING_ACCESS_KEY": "test-access-key",
+            "KLING_SECRET_KEY": key,
+        },
+        key_attr="secret_key",
+        submit="/v1/videos/",
+        poll="/v1/videos/",
+        cancel=None,  # Kling documents no cancel for video tasks
+        jobs=lambda fake: len(fake.tasks),
+        server_error=_kling(500, 5000, "Server internal error"),
+        throttled=_kling(429, 1303, "parallel task over resource pack limit"),
+        rate_limits={
+            "1302": _kling(429, 1302, "The API request is too fast, please slow down"),
+            "1303": _kling(429, 1303, "parallel task over resource pack limit"),
+        },
+        refusals={
+            "1102": _kling(429, 1102, "Account balance not enough: resource pack exhausted"),
+            "1101": _kling(429, 1101, "Account in arrears (postpaid)"),
+        },
+        shorten_timeout=_set_client_timeout("client", "kling"),
+    ),
+    ProviderCase(
+        name="minimax",
+        model="hailuo-2.3",
+        listed=frozenset({"hailuo-2.3", "hailuo-2.3-fast", "hailuo-02"}),
+        make=lambda: MinimaxFake(polls_before_done=1),
+        serve=lambda fake: fake.app(),
+        environ=lambda url, key: {"VIDROUTER_MINIMAX_BASE_URL": url, "MINIMAX_API_KEY": key},
+        key_attr="api_key",
+        submit="/v1/video_generation",
+        poll="/v1/query/video_generation",
+        cancel=None,  # MiniMax has no cancel endpoint
+        jobs=lambda fake: len(fake.tasks),
+        server_error=(502, {"error": "bad gateway"}),
+        # MiniMax documents no HTTP status for its errors (its 1002 comes in a 200: see
+        # rate_limits); a proxy's plain 429 with Retry-After must still be honoured.
+        throttled=(429, {}),
+        rate_limits={  # MiniMax answers every error with HTTP 200 and base_resp
+            "1002": _minimax(1002, "rate limit exceeded(RPM)"),
+            "1039": _minimax(1039, "rate limit exceeded(TPM)"),
+        },
+        refusals={"1008": _minimax(1008, "insufficient balance")},
+    ),
+    ProviderCase(
+        name="seedance",
+        model="seedance-1-pro",
+        listed=frozenset({"seedance-1-pro", "seedance-1-pro-fast"}),
+        make=FakeArk,
+        serve=lambda fake: fake.app(),
+        environ=lambda url, key: {"VIDROUTER_SEEDANCE_BASE_URL": url, "ARK_API_KEY": key},
+        key_attr="api_key",
+        submit=TASKS,
+        poll=TASKS + "/",
+        cancel=("DELETE", TASKS + "/"),
+        jobs=lambda fake: len(fake.tasks),
+        server_error=_ark(500, "InternalServiceError", "The service encountered an error."),
+        throttled=_ark(429, "ServerOverloaded", "The service is overloaded."),
+        rate_limits={
+            "RateLimitExceeded.EndpointRPMExceeded": _ark(
+                429,
+                "RateLimitExceeded.EndpointRPMExceeded",
+                "The Requests Per Minute (RPM) limit of the associated endpoint has been exceeded.",
+            ),
+            "ServerOverloaded": _ark(429, "ServerOverloaded", "The service is overloaded."),
+        },
+        refusals={
+            # issue 17: ModelArk's answer in Free Tokens Only mode, verbatim in shape
+            "ModelQuotaExhausted": (
+                429,
+                {
+                    "error": {
+                        "code": "ModelQuotaExhausted",
+                        "type": "TooManyRequests",
+                        "message": "Your account 2100000000 has exhausted its free trial quota "
+                        "for the model seedance-1-0-pro. (Free Tokens Only Mode) Request id: "
+                        "021700000000000abcdef",
+                        "param": "",
+                    }
+                },
+            ),
+            "SetLimitExceeded": _ark(
+                429, "SetLimitExceeded", "Your account has reached its set inference limit."
+            ),
+            "AccountOverdueError": _ark(
+                403, "AccountOverdueError", "The request failed because your account is overdue."
+            ),
+        },
+        shorten_timeout=_set_client_timeout("_client", "seedance"),
+        moderations={
+            "input": _flag_prompts,
+            "output": _set(moderate_outputs_containing="forbidden"),
+        },
+    ),
+    ProviderCase(
+        name="wan",
+        model="wan-2.5",
+        listed=frozenset({"wan-2.5", "wan-2.6", "wan-2.7"}),
+        make=FakeWan,
+        serve=lambda fake: fake.app,
+        environ=lambda url, key: {"VIDROUTER_WAN_BASE_URL": url, "DASHSCOPE_API_KEY": key},
+        key_attr="api_key",
+        submit=CREATE_PATH,
+        poll="/api/v1/tasks/",
+        cancel=("POST", "/cancel"),
+        jobs=lambda fake: len(fake.tasks),
+        server_error=_dashscope(500, "InternalError", "Internal server error!"),
+        throttled=_dashscope(429, "Throttling", "Requests throttling triggered."),
+        rate_limits={
+            "Throttling": _dashscope(429, "Throttling", "Requests throttling triggered."),
+            "Throttling.RateQuota": _dashscope(
+                429, "Throttling.RateQuota", "Requests rate limit exceeded, please try again later."
+            ),
+        },
+        refusals={
+            "Arrearage": _dashscope(
+                400,
+                "Arrearage",
+                "Access denied, please make sure your account is in good standing.",
+            ),
+            "PrepaidBillOverdue": _dashscope(
+                429, "PrepaidBillOverdue", "The prepaid bill is overdue."
+            ),
+        },
+        moderations={
+            "input": _flag_prompts,
+            "output": _set(moderate_outputs_containing="forbidden"),
+        },
+    ),
+    ProviderCase(
+        name="fal",
+        model="kling-v2.5-turbo",
+        listed=frozenset({"kling-v2.5-turbo", "ray-2", "hailuo-02", "veo-3.1"}),
+        make=FalFake,
+        serve=lambda fake: fake.app(),
+        environ=lambda url, key: {
+            "VIDROUTER_FAL_BASE_URL": url,
+            "VIDROUTER_FAL_API_BASE_URL": url,
+            "FAL_KEY": key,
+        },
+        key_attr="api_key",
+        submit="/fal-ai/",
+        poll="/status",
+        cancel=("PUT", "/cancel"),
+        jobs=lambda fake: len(fake.jobs),
+        server_error=(500, {"detail": "Internal Server Error"}),
+        throttled=(429, {"detail": "Too many concurrent requests"}),
+        rate_limits={"429": (429, {"detail": "Too many concurrent requests"})},
+        refusals={
+            "402": (402, {"detail": "Exhausted balance. Top up your balance at fal.ai."}),
+            "403 locked": (403, LOCKED),
+        },
+        moderations={  # fal reports moderation with the result, some apps at submit
+            "with the result": _flag_prompts,
+            "422 at submit": _set(moderate_prompts_containing="forbidden", moderate_at_submit=True),
+        },
+    ),
+    ProviderCase(
+        name="replicate",
+        model="kling-v2.1-master",
+        listed=frozenset({"kling-v2.1-master", "wan-2.5", "hailuo-02", "veo-3.1"}),
+        make=ReplicateFake,
+        serve=lambda fake: fake.app(),
+        environ=lambda url, key: {"VIDROUTER_REPLICATE_BASE_URL": url, "REPLICATE_API_TOKEN": key},
+        key_attr="api_token",
+        submit="/v1/models/kwaivgi/kling-v2.1-master/predictions",
+        poll="/v1/predictions/",
+        cancel=("POST", "/cancel"),
+        jobs=lambda fake: len(fake.created),
+        server_error=_problem(500, "Internal Server Error", "Something went wrong."),
+        throttled=_problem(429, "Request was throttled.", "Request was throttled."),
+        rate_limits={
+            "429": _problem(
+                429,
+                "Request was throttled.",
+                "Request was throttled. Expected available in 2 seconds.",
+            )
+        },
+        refusals={
+            "402": _problem(
+                402,
+                "Insufficient credit",
+                "You have insufficient credit to run this model. Go to "
+                "https://replicate.com/account/billing#billing to purchase credit.",
+            )
+        },
+    ),
+    ProviderCase(
+        name="openrouter",
+        model="veo-3.1",
+        listed=frozenset({"veo-3.1", "kling-v3", "hailuo-2.3", "seedance-2", "gen4.5"}),
+        make=OpenRouterFake,
+        serve=lambda fake: fake.app,
+        environ=lambda url, key: {
+            "VIDROUTER_OPENROUTER_BASE_URL": url + "/api",
+            "OPENROUTER_API_KEY": key,
+        },
+        key_attr="api_key",
+        submit="/api/v1/videos",
+        poll="/api/v1/videos/gen-vid-",
+        cancel=None,  # OpenRouter has no cancel endpoint
+        jobs=lambda fake: len(fake.created),
+        server_error=_openrouter(500, "Internal Server Error"),
+        throttled=_openrouter(429, "Rate limit exceeded"),
+        rate_limits={"429": _openrouter(429, "Rate limit exceeded: limit_rpm/google/veo-3.1")},
+        refusals={
+            "402": _openrouter(
+                402, "Insufficient credits. Add more using https://openrouter.ai/credits"
+            )
+        },
+        settings={"public_url": "https://videos.example.com"},
+        moderations={
+            "job failed": _flag_prompts,
+            "403 guardrail at create": _set(flag_prompts_containing="forbidden"),
+        },
+        cancel_remotely=_set_status("jobs", "cancelled"),
+    ),
+)
+
+BY_NAME = {case.name: case for case in CASES}
