@@ -44,6 +44,7 @@ from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
 from vidrouter.storage.local import LocalStorage
 from vidrouter.storage.signing import UrlSigner
+from vidrouter.store.budgets import BudgetStore
 from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
@@ -51,6 +52,7 @@ from vidrouter.store.keys import KeyStore
 from vidrouter.store.route_health import RouteStore
 from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
+from vidrouter.usecases.budgets import Budgets
 from vidrouter.usecases.callbacks import ProviderCallbacks
 from vidrouter.usecases.generations import CreatePolicy, Generations
 from vidrouter.usecases.models import ModelCatalog
@@ -113,6 +115,7 @@ class Composition:
         self.webhook_loop: WorkLoop[Delivery] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: list[httpx.AsyncClient] = []
+        self.budgets = Budgets(BudgetStore(self.db), clock=clock)
         self.models = ModelCatalog(self.catalog, self.providers.usable, self.circuits)
         self.use_cases = Generations(
             self.generations,
@@ -127,6 +130,7 @@ class Composition:
             clock=clock,
             wake=self.wake,
             wake_deliveries=self.wake_deliveries,
+            budgets=self.budgets,
         )
 
     def api_parts(self) -> ApiParts:
@@ -143,6 +147,7 @@ class Composition:
                 lambda: self.callbacks, self.generations, self.clock, self.wake
             ),
             usage=UsageStore(self.db),
+            budgets=self.budgets,
             clock=self.clock,
             readiness=self,
         )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli import catalog, keys, serve
+from vidrouter.cli import accounts, catalog, keys, serve
 
 app = typer.Typer(
     help="vidrouter: one HTTP API in front of many AI video generation models.",
@@ -16,6 +16,7 @@ app = typer.Typer(
 )
 app.add_typer(keys.app, name="keys")
 app.add_typer(catalog.app, name="catalog")
+app.add_typer(accounts.app, name="accounts")
 app.command("serve")(serve.serve)
 
 

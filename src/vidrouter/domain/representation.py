@@ -32,6 +32,11 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "video_url": video_url,
         "error": {"code": g.error.code, "message": g.error.message} if g.error else None,
         "cost": cost,
+        "estimated_cost": (
+            {"amount": round(g.estimated_cost, 6), "currency": CURRENCY}
+            if g.estimated_cost is not None
+            else None
+        ),
         "metadata": dict(g.metadata),
         "route": _host(g.route),
         "attempts": [

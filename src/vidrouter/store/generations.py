@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain.generation import (
     TERMINAL,
@@ -28,6 +29,10 @@ from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
 
 _ACTIVE = [s.value for s in Status if s not in TERMINAL]
+
+# Run in an insert's transaction before the row is written (e.g. the budget check): it may
+# read and lock, and refuses the insert by raising.
+InsertGuard = Callable[[AsyncConnection], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -75,13 +80,21 @@ class GenerationStore:
             return g if g.account_id == account_id else None
         return await self.get(generation_id, account_id=account_id)
 
-    async def insert(self, generation: Generation) -> None:
+    async def insert(self, generation: Generation, *, guard: InsertGuard | None = None) -> None:
         async with self._db.write() as conn:
+            if guard is not None:
+                await guard(conn)
             await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
         self._remember(generation)
 
     async def insert_idempotent(
-        self, generation: Generation, *, key: str, request_hash: str, since: datetime
+        self,
+        generation: Generation,
+        *,
+        key: str,
+        request_hash: str,
+        since: datetime,
+        guard: InsertGuard | None = None,
     ) -> tuple[Generation, str]:
         """Insert unless the account used `key` after `since`: then the generation made with
         it, and the hash of the request that made it. Concurrent duplicates make one row."""
@@ -107,6 +120,10 @@ class GenerationStore:
                             created_at=generation.created_at,
                         )
                     )
+                    # After the key's row: a concurrent duplicate waits on it and then
+                    # replays, instead of being refused by a budget its original used up.
+                    if guard is not None:
+                        await guard(conn)
                     await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
                 return generation, request_hash
             except IntegrityError:
@@ -136,7 +153,7 @@ class GenerationStore:
         cached = self._finished.get(generation_id)
         if cached is not None:
             return cached if account_id in (None, cached.account_id) else None
-        query = select(t).where(t.c.id == generation_id)
+        query = select(t).where(t.c.id == generation_id, t.c.deleted_at.is_(None))
         if account_id is not None:
             query = query.where(t.c.account_id == account_id)
         async with self._db.read() as conn:
@@ -159,7 +176,7 @@ class GenerationStore:
     ) -> ListPage:
         """Newest first (or oldest first); `after` is the id of the last item of the previous
         page. The (account, created_at, id) index serves both directions."""
-        query = select(t).where(t.c.account_id == account_id)
+        query = select(t).where(t.c.account_id == account_id, t.c.deleted_at.is_(None))
         if status is not None:
             query = query.where(t.c.status == status)
         if model is not None:
@@ -223,12 +240,21 @@ class GenerationStore:
         self._remember(generation)
         return True
 
-    async def delete(self, generation_id: str, *, account_id: str) -> Generation | None:
-        """Remove a generation and its delivery records; the removed row, or None."""
+    async def delete(
+        self, generation_id: str, *, account_id: str, now: datetime
+    ) -> Generation | None:
+        """Delete a generation for its owner: its delivery records go, and what the client
+        wrote (prompt, URLs, metadata) and the video's key are erased, but the row stays,
+        marked deleted, as the record of its spend (usage and budgets count it; nothing
+        shows it again). The generation as it was, or None."""
         async with self._db.write() as conn:
             row = (
                 await conn.execute(
-                    select(t).where(t.c.id == generation_id, t.c.account_id == account_id)
+                    select(t).where(
+                        t.c.id == generation_id,
+                        t.c.account_id == account_id,
+                        t.c.deleted_at.is_(None),
+                    )
                 )
             ).first()
             if row is None:
@@ -236,7 +262,18 @@ class GenerationStore:
             await conn.execute(
                 delete(deliveries_table).where(deliveries_table.c.generation_id == generation_id)
             )
-            await conn.execute(delete(t).where(t.c.id == generation_id))
+            await conn.execute(
+                update(t)
+                .where(t.c.id == generation_id)
+                .values(
+                    deleted_at=now,
+                    prompt="",
+                    image_url=None,
+                    webhook_url=None,
+                    metadata={},
+                    video_key=None,
+                )
+            )
         self._finished.pop(generation_id, None)
         self._recent.pop(generation_id, None)
         return _generation(row)
@@ -343,6 +380,7 @@ def _columns(g: Generation) -> dict[str, Any]:
         "billed_seconds": g.billed_seconds,
         "cost_amount": g.cost_amount,
         "cost_currency": g.cost_currency,
+        "estimated_cost": g.estimated_cost,
         "tries": g.tries,
         "attempts": [_attempt_json(a) for a in g.attempts],
         "created_at": g.created_at,
@@ -396,6 +434,7 @@ def _generation(row: Row[Any]) -> Generation:
         billed_seconds=m["billed_seconds"],
         cost_amount=m["cost_amount"],
         cost_currency=m["cost_currency"],
+        estimated_cost=m["estimated_cost"],
         tries=m["tries"],
         attempts=tuple(
             Attempt(
