@@ -152,6 +152,12 @@ async def test_key_and_account_budgets_both_apply(tmp_path: Path) -> None:
         over_account = await create(app, b)
         assert refused(over_account)
         assert "the account's budget" in over_account.json()["error"]["message"]
+        videos = await app.client.post(
+            "/v1/videos",
+            json={"model": "house-paid", "prompt": "a paid fox", "seconds": "4"},
+            headers=app.auth(b),
+        )
+        assert refused(videos) and videos.headers[HEADER] == "0"  # the same on /v1/videos
 
         free = await create(app, alone)  # other accounts are not touched
         assert free.status_code == 202 and HEADER not in free.headers

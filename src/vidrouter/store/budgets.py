@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import and_, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain.generation import TERMINAL
@@ -62,26 +62,32 @@ def budget_of(limit: float | None, period: str | None) -> Budget | None:
 async def budgets(
     conn: AsyncConnection, account_id: str, key_id: str | None, *, lock: bool = False
 ) -> Budgets:
-    """The account's and the key's budgets as committed now; `lock`: also hold the
-    account's row until the transaction ends (PostgreSQL; SQLite holds the database)."""
-    query = select(accounts.c.budget_usd, accounts.c.budget_period).where(
-        accounts.c.id == account_id
+    """The account's and the key's budgets as committed now, in one primary-key read;
+    `lock`: also hold the account's row until the transaction ends (PostgreSQL; SQLite's
+    write transaction holds the whole database already)."""
+    query = (
+        select(
+            accounts.c.budget_usd,
+            accounts.c.budget_period,
+            api_keys.c.budget_usd.label("key_budget_usd"),
+            api_keys.c.budget_period.label("key_budget_period"),
+        )
+        .select_from(
+            accounts.outerjoin(
+                api_keys, and_(api_keys.c.account_id == accounts.c.id, api_keys.c.id == key_id)
+            )
+        )
+        .where(accounts.c.id == account_id)
     )
     if lock:
-        query = query.with_for_update()
+        query = query.with_for_update(of=accounts)
     row = (await conn.execute(query)).first()
-    account = budget_of(row.budget_usd, row.budget_period) if row is not None else None
-    key = None
-    if key_id is not None:
-        key_row = (
-            await conn.execute(
-                select(api_keys.c.budget_usd, api_keys.c.budget_period).where(
-                    api_keys.c.id == key_id
-                )
-            )
-        ).first()
-        key = budget_of(key_row.budget_usd, key_row.budget_period) if key_row else None
-    return Budgets(account, key)
+    if row is None:
+        return Budgets(None, None)
+    return Budgets(
+        budget_of(row.budget_usd, row.budget_period),
+        budget_of(row.key_budget_usd, row.key_budget_period),
+    )
 
 
 async def spend(
