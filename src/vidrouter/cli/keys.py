@@ -279,9 +279,11 @@ def set_limits(
 def _limits_text(key: ApiKey) -> str:
     rpm = key.requests_per_minute
     most = key.max_concurrent
+    budget = key.budget
+    spend = f", ${budget.limit_usd:g} per {budget.period}" if budget is not None else ""
     return (
         f"{rpm if rpm is not None else 'default'} rpm, "
-        f"{most if most is not None else 'default'} concurrent"
+        f"{most if most is not None else 'default'} concurrent{spend}"
     )
 
 
