@@ -313,3 +313,16 @@ async def test_usage_groups_by_route(tmp_path: Path) -> None:
             (None, 1),  # never reached a host
         ]
         assert "title-card" not in usage.text  # the host's model names stay private
+
+
+async def test_a_deleted_generations_idempotency_key_makes_a_new_one(tmp_path: Path) -> None:
+    async with service(tmp_path) as app:
+        key = await app.new_key()
+        once = {"Idempotency-Key": "order-2"}
+        first = (await create(app, key, headers=once)).json()
+        gone = await app.client.delete(f"/v1/videos/{first['id']}", headers=app.auth(key))
+        assert gone.status_code == 200
+        again = await create(app, key, headers=once)
+        assert again.status_code == 202 and again.json()["id"] != first["id"]
+        usage = (await app.client.get("/v1/usage", headers=app.auth(key))).json()
+        assert usage["total"]["generations"] == 2  # the deleted one is still history

@@ -243,7 +243,8 @@ class GenerationStore:
     async def delete(
         self, generation_id: str, *, account_id: str, now: datetime
     ) -> Generation | None:
-        """Delete a generation for its owner: its delivery records go, and what the client
+        """Delete a generation for its owner: its delivery records and idempotency key go,
+        and what the client
         wrote (prompt, URLs, metadata) and the video's key are erased, but the row stays,
         marked deleted, as the record of its spend (usage and budgets count it; nothing
         shows it again). The generation as it was, or None."""
@@ -262,6 +263,9 @@ class GenerationStore:
             await conn.execute(
                 delete(deliveries_table).where(deliveries_table.c.generation_id == generation_id)
             )
+            # Its Idempotency-Key is forgotten: a replay makes a new generation instead of
+            # pointing at one nothing shows any more.
+            await conn.execute(delete(idem).where(idem.c.generation_id == generation_id))
             await conn.execute(
                 update(t)
                 .where(t.c.id == generation_id)
