@@ -23,6 +23,7 @@ from tests.support.harness import test_settings
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.composition import Composition, create_app
+from vidrouter.domain.representation import shown_image_url
 from vidrouter.store.keys import NewKey
 
 # Every `videos.*` method of the SDK warns that OpenAI's own Sora API is retired.
@@ -191,7 +192,7 @@ async def test_reference_image_video_from_create_to_delete(server: Server, tmp_p
         "4",
     )
     ours = (await server.http.get(f"/v1/generations/{video.id}", headers=server.auth(key))).json()
-    assert ours["image_url"] == data_url(png, "image/png")
+    assert ours["image_url"] == shown_image_url(data_url(png, "image/png"))  # cut short
     assert ours["aspect_ratio"] == "1:1"
     info = decode(
         (await client.videos.download_content(video.id, variant="video")).content, tmp_path
@@ -245,7 +246,7 @@ async def test_request_forms_the_sdk_and_other_clients_send(idle: Server, tmp_pa
     assert as_object.status_code == 200, as_object.text
     for video_id in (from_image.id, raw_bytes.id, as_object.json()["id"]):
         ours = (await idle.http.get(f"/v1/generations/{video_id}", headers=idle.auth(key))).json()
-        assert ours["image_url"] == data_url(jpeg, "image/jpeg")
+        assert ours["image_url"] == shown_image_url(data_url(jpeg, "image/jpeg"))
 
     # A JSON body (seconds as a number is taken too), through the SDK's generic post.
     posted = await client.post(

@@ -39,7 +39,9 @@ from vidrouter.providers.base import (
     ProviderRequest,
     ProviderUnavailable,
 )
-from vidrouter.providers.fal import FalProvider, _requests_path, published
+from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.fal import FACTORY, published
+from vidrouter.providers.fal.adapter import FalProvider, _requests_path
 from vidrouter.settings import Settings
 
 KEY = "test-key"
@@ -185,7 +187,7 @@ async def test_every_catalog_route_sends_an_input_its_app_accepts(
 ) -> None:
     fake, url = fal
     fake.polls_to_finish = 0
-    provider = FalProvider(url, KEY)
+    provider = FalProvider(AdapterConfig(url, {"FAL_KEY": KEY}.get))
     checked = 0
     try:
         for model in load_catalog().models:
@@ -217,7 +219,7 @@ async def test_request_paths_keep_owner_and_alias_and_ignore_foreign_hosts() -> 
     assert _requests_path("fal-ai/veo3.1", "r1") == "/fal-ai/veo3.1/requests/r1"
     assert _requests_path("fal-ai/a/b/c", "r1") == "/fal-ai/a/requests/r1"
     assert _requests_path("workflows/me/flow/x", "r1") == "/workflows/me/flow/requests/r1"
-    provider = FalProvider("https://proxy.example/fal", KEY)
+    provider = FalProvider(AdapterConfig("https://proxy.example/fal", {"FAL_KEY": KEY}.get))
     try:
         path = provider._path_of("https://evil.example/fal-ai/a/requests/r1/status", "fallback")
         assert path == "/fal-ai/a/requests/r1/status"  # sent to our base, never to evil.example
@@ -235,7 +237,7 @@ async def test_cancel_is_quiet_and_a_lost_request_is_a_job_failure(
 ) -> None:
     fake, url = fal
     fake.polls_to_finish = 0
-    provider = FalProvider(url, KEY)
+    provider = FalProvider(AdapterConfig(url, {"FAL_KEY": KEY}.get))
     try:
         lost = ProviderJob("no-such-request", {"app": T2V})
         await provider.cancel(lost)  # 404 NOT_FOUND
@@ -270,7 +272,9 @@ async def test_published_reads_prices_and_limits_from_the_platform_api(
         "fal-ai/no-such-app",
     ]
     environ = {"FAL_KEY": KEY, "VIDROUTER_FAL_API_BASE_URL": url}
-    ctx = ProviderContext(test_settings(tmp_path, environ=environ), tmp_path, _no_pool)
+    ctx = FACTORY.config(
+        ProviderContext(test_settings(tmp_path, environ=environ), tmp_path, _no_pool)
+    )
     found = {p.provider_model: p for p in await published(ctx, wanted)}
     assert set(found) == set(wanted[:4])
     kling = found[T2V]
@@ -286,7 +290,7 @@ async def test_published_reads_prices_and_limits_from_the_platform_api(
     assert found["fal-ai/wan/v2.7/text-to-video"].durations == tuple(float(d) for d in range(2, 16))
     assert found["fal-ai/luma-dream-machine/ray-2"].aspect_ratios == ("16:9", "9:16")
     wrong_settings = test_settings(tmp_path, environ={**environ, "FAL_KEY": "wrong"})
-    wrong = ProviderContext(wrong_settings, tmp_path, _no_pool)
+    wrong = FACTORY.config(ProviderContext(wrong_settings, tmp_path, _no_pool))
     with pytest.raises(AuthFailed):
         await published(wrong, wanted)
 
@@ -578,7 +582,7 @@ async def test_cheaper_fal_route_is_chosen_unless_the_operator_pins_minimax(
 async def test_provider_errors_are_typed(fal: tuple[FalFake, str]) -> None:
     """A dropped status poll is retryable; the adapter never hides it as a job failure."""
     fake, url = fal
-    provider = FalProvider(url, KEY)
+    provider = FalProvider(AdapterConfig(url, {"FAL_KEY": KEY}.get))
     try:
         job = await provider.submit(ProviderRequest("g", T2V, "a fox", 5, "16:9"))
         fake.plan.add(kind="drop", times=1, path="/status", method="GET")

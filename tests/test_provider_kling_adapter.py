@@ -23,6 +23,7 @@ from vidrouter.providers.base import (
     ProviderUnavailable,
     RateLimited,
 )
+from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.kling import KlingProvider
 
 # --- the adapter on its own -----------------------------------------------------------------
@@ -44,7 +45,11 @@ def request(**kw: Any) -> ProviderRequest:
 @contextlib.asynccontextmanager
 async def adapter_for(fake: KlingFake) -> AsyncIterator[KlingProvider]:
     async with serve_app(fake.app) as url:
-        provider = KlingProvider(url, fake.access_key, fake.secret_key)
+        provider = KlingProvider(
+            AdapterConfig(
+                url, {"KLING_ACCESS_KEY": fake.access_key, "KLING_SECRET_KEY": fake.secret_key}.get
+            )
+        )
         try:
             yield provider
         finally:

@@ -367,10 +367,11 @@ async def test_cancel_of_a_generation_luma_already_dropped_is_quiet(
     luma: tuple[LumaFake, str],
 ) -> None:
     from vidrouter.providers.base import JobFailed, ProviderJob
+    from vidrouter.providers.config import AdapterConfig
     from vidrouter.providers.luma import LumaProvider
 
     _, url = luma
-    provider = LumaProvider(url, KEY)
+    provider = LumaProvider(AdapterConfig(url, {"LUMAAI_API_KEY": KEY}.get))
     try:
         await provider.cancel(ProviderJob("no-such-generation"))
         with pytest.raises(JobFailed):

@@ -43,6 +43,7 @@ from vidrouter.providers.base import (
     ProviderUnavailable,
     RateLimited,
 )
+from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.minimax import MinimaxProvider
 
 CREATE, QUERY, RETRIEVE = "/v1/video_generation", "/v1/query/video_generation", "/v1/files/retrieve"
@@ -179,7 +180,9 @@ def test_published_examples_drive_the_fake(tmp_path: Path) -> None:
 @contextlib.asynccontextmanager
 async def adapter(fake: MinimaxFake, key: str = "test-key") -> AsyncIterator[MinimaxProvider]:
     async with serve_app(fake.app()) as url:
-        provider = MinimaxProvider(url, key, allow_private_images=True)
+        provider = MinimaxProvider(
+            AdapterConfig(url, {"MINIMAX_API_KEY": key}.get, allow_private_images=True)
+        )
         try:
             yield provider
         finally:

@@ -35,7 +35,7 @@ from vidrouter.providers.base import (
     ProviderRequest,
 )
 from vidrouter.providers.openrouter import (
-    OpenRouterProvider,
+    FACTORY,
     verify_callback,
 )
 from vidrouter.settings import Settings
@@ -300,7 +300,7 @@ async def test_route_options_reference_images_passthrough_and_signed_callback(
     openrouter, url = fake
     openrouter.allow_http_callbacks = True
     receiver = WebhookReceiver()
-    provider = OpenRouterProvider(settings_for(tmp_path, url))
+    provider = FACTORY.build(context(settings_for(tmp_path, url), tmp_path))
     image = data_uri(png())
     async with serve_app(receiver) as hook_url:
         job = await provider.submit(

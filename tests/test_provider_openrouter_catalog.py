@@ -26,7 +26,6 @@ from vidrouter.providers.base import (
 )
 from vidrouter.providers.openrouter import (
     FACTORY,
-    OpenRouterProvider,
     price_per_second,
     refine,
     sign_callback,
@@ -131,7 +130,7 @@ def test_callback_signature_scheme() -> None:
 
 async def test_results_come_from_the_authenticated_content_endpoint(tmp_path: Path) -> None:
     settings = settings_for(tmp_path, "http://127.0.0.1:9")
-    provider = OpenRouterProvider(settings)
+    provider = FACTORY.build(context(settings, tmp_path))
     ref = await provider.fetch_result(ProviderJob("gen-vid-1-abc"))
     assert ref.url == "http://127.0.0.1:9/api/v1/videos/gen-vid-1-abc/content?index=0"
     assert ref.headers == {"Authorization": f"Bearer {KEY}"}

@@ -27,7 +27,8 @@ from vidrouter.providers.base import (
     ProviderJob,
     ProviderRequest,
 )
-from vidrouter.providers.replicate import ReplicateProvider, published, verify_webhook
+from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.replicate import FACTORY, ReplicateProvider, published, verify_webhook
 
 # --- the adapter alone: webhooks, published catalog -----------------------------------------
 
@@ -35,7 +36,7 @@ from vidrouter.providers.replicate import ReplicateProvider, published, verify_w
 async def test_webhooks_verify_the_standard_webhooks_way(fake: tuple[ReplicateFake, str]) -> None:
     replicate_fake, url = fake
     receiver = WebhookReceiver()
-    provider = ReplicateProvider(url, KEY)
+    provider = ReplicateProvider(AdapterConfig(url, {"REPLICATE_API_TOKEN": KEY}.get))
     try:
         async with serve_app(receiver) as hook_url:
             request = ProviderRequest(
@@ -83,7 +84,7 @@ async def test_published_models_agree_with_our_catalog(
 ) -> None:
     _, url = fake
     settings = _settings(tmp_path, url)
-    ctx = ProviderContext(settings, tmp_path, render_pool=lambda: pytest.fail("no rendering"))
+    ctx = FACTORY.config(ProviderContext(settings, tmp_path, render_pool=lambda: pytest.fail("x")))
     catalog = load_catalog()
     routes = {
         route.provider_model: (spec, route)
@@ -114,7 +115,7 @@ async def test_outputs_deleted_after_an_hour_and_cancel_of_a_gone_prediction(
     fake: tuple[ReplicateFake, str],
 ) -> None:
     replicate_fake, url = fake
-    provider = ReplicateProvider(url, KEY)
+    provider = ReplicateProvider(AdapterConfig(url, {"REPLICATE_API_TOKEN": KEY}.get))
     try:
         job = await provider.submit(ProviderRequest("g", "luma/ray-2-720p", "p", 5, "16:9"))
         prediction = replicate_fake.predictions[job.id]
@@ -131,7 +132,7 @@ async def test_create_errors_are_classified_from_the_problem_details(
     fake: tuple[ReplicateFake, str],
 ) -> None:
     replicate_fake, url = fake
-    provider = ReplicateProvider(url, KEY)
+    provider = ReplicateProvider(AdapterConfig(url, {"REPLICATE_API_TOKEN": KEY}.get))
     try:
         with pytest.raises(AuthFailed, match="does not serve nobody/nothing"):
             await provider.submit(ProviderRequest("g", "nobody/nothing", "p", 5, "16:9"))

@@ -34,6 +34,7 @@ from vidrouter.providers.base import (
     ProviderUnavailable,
     RateLimited,
 )
+from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.veo import VeoProvider
 from vidrouter.settings import Settings
 
@@ -206,14 +207,14 @@ def request(**kw: Any) -> ProviderRequest:
 
 async def test_adapter_maps_google_error_bodies(fake: tuple[VeoFake, str]) -> None:
     veo, url = fake
-    provider = VeoProvider("wrong-key", url, allow_private_images=False)
+    provider = VeoProvider(AdapterConfig(url, {"GEMINI_API_KEY": "wrong-key"}.get))
     try:
         with pytest.raises(AuthFailed) as auth:
             await provider.submit(request())
         assert auth.value.provider_code == "API_KEY_INVALID"
     finally:
         await provider.aclose()
-    provider = VeoProvider("test-key", url, allow_private_images=False)
+    provider = VeoProvider(AdapterConfig(url, {"GEMINI_API_KEY": "test-key"}.get))
     try:
         # A model Google shut down: the route's fault, retryable so the router fails over.
         with pytest.raises(ProviderUnavailable) as gone:

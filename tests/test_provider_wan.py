@@ -37,6 +37,7 @@ from vidrouter.providers.base import (
     ProviderUnavailable,
     RateLimited,
 )
+from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.wan import WanProvider
 from vidrouter.settings import Settings
 
@@ -464,7 +465,8 @@ async def test_a_task_that_never_finishes_times_out_and_is_canceled(
         (401, "InvalidApiKey", AuthFailed, "provider_unavailable"),
         (403, "AccessDenied.Unpurchased", AuthFailed, "provider_unavailable"),
         (404, "ModelNotFound", AuthFailed, "provider_unavailable"),
-        (429, "Throttling.AllocationQuota", RateLimited, "rate_limited"),
+        (429, "Throttling.AllocationQuota", AuthFailed, "provider_unavailable"),
+        (429, "Throttling.RateQuota", RateLimited, "rate_limited"),
         (500, "InternalError", ProviderUnavailable, "provider_unavailable"),
     ],
 )
@@ -474,8 +476,8 @@ async def test_error_bodies_map_to_our_errors(
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(status, json={"request_id": "req-1", "code": code, "message": "m"})
 
-    client = httpx.AsyncClient(base_url="https://wan.test", transport=httpx.MockTransport(answer))
-    provider = WanProvider(client, allow_private_images=False)
+    transport = httpx.MockTransport(answer)
+    provider = WanProvider(AdapterConfig("https://wan.test", transport=transport))
     request = ProviderRequest("gen_1", "wan2.6-t2v", "p", 5.0, "16:9")
     try:
         with pytest.raises(expected) as caught:
@@ -502,8 +504,8 @@ async def test_failed_tasks_map_to_our_errors(
         output = {"task_id": "t1", "task_status": "FAILED", "code": code, "message": "m"}
         return httpx.Response(200, json={"request_id": "req-2", "output": output})
 
-    client = httpx.AsyncClient(base_url="https://wan.test", transport=httpx.MockTransport(answer))
-    provider = WanProvider(client, allow_private_images=False)
+    transport = httpx.MockTransport(answer)
+    provider = WanProvider(AdapterConfig("https://wan.test", transport=transport))
     try:
         status = await provider.poll(ProviderJob("t1"))
     finally:

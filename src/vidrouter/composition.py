@@ -28,6 +28,7 @@ from fastapi import FastAPI
 from vidrouter.api import app as http
 from vidrouter.api.deps import ApiParts, ContentHost
 from vidrouter.api.presenter import Presenter
+from vidrouter.console.route import console_router
 from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
@@ -311,7 +312,9 @@ def create_app(
             if own:
                 await process.close()
 
-    return http.create_app(settings, process.api_parts(), lifespan=lifespan)
+    app = http.create_app(settings, process.api_parts(), lifespan=lifespan)
+    app.include_router(console_router(settings.resolved_public_url))  # h6: the web console
+    return app
 
 
 def _stop_pool(pool: Executor) -> None:

@@ -82,6 +82,12 @@ class Settings(BaseSettings):
 
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)
+    # The HTTP server's own limits (cli/server_limits.py): a request's line and headers must
+    # arrive within the timeout and fit the size; connections over the cap are refused.
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    max_header_bytes: int = Field(default=64 * 1024, ge=1024)
+    max_connections: int = Field(default=1000, ge=1)
+    keep_alive_seconds: float = Field(default=5.0, gt=0)
     # Browser origins allowed to call the API (CORS). Empty: no CORS headers at all.
     cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     log_level: str = "INFO"

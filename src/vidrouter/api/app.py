@@ -14,6 +14,7 @@ from vidrouter.api import budget_header, errors, limits, openapi
 from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from vidrouter.api.query_guard import QueryGuardMiddleware
 from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
 from vidrouter.settings import Settings
 from vidrouter.usecases.rate_limits import TooManyRequests
@@ -59,6 +60,7 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     if parts.budgets is not None:
         app.add_middleware(budget_header.BudgetHeader, budgets=parts.budgets)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(QueryGuardMiddleware)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

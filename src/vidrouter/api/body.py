@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import Request
 
+from vidrouter.domain import text
 from vidrouter.domain.errors import InvalidRequest
 
 
@@ -23,18 +24,32 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _bounded_int(digits: str) -> int:
+    # int() of thousands of digits is slow and its error names Python internals.
+    if len(digits.lstrip("-")) > text.MAX_INT_DIGITS:
+        raise ValueError(f"a number has more than {text.MAX_INT_DIGITS} digits")
+    return int(digits)
+
+
 def parse_json(raw: bytes) -> object:
     if not raw.strip():
         raise InvalidRequest("the request body is empty; send a JSON object", code="invalid_json")
     try:
-        text = raw.decode("utf-8")
-        return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+        decoded = json.loads(
+            raw.decode("utf-8"),
+            parse_constant=_no_constants,
+            parse_int=_bounded_int,
+            object_pairs_hook=_no_duplicates,
+        )
     except UnicodeDecodeError as exc:
         raise InvalidRequest("the request body is not valid UTF-8", code="invalid_json") from exc
     except (ValueError, RecursionError) as exc:
         raise InvalidRequest(
-            f"the request body is not valid JSON: {exc}", code="invalid_json"
+            f"the request body is not valid JSON: {text.displayable(str(exc), 200)}",
+            code="invalid_json",
         ) from exc
+    text.check_json(decoded)
+    return decoded
 
 
 async def json_body(request: Request) -> object:

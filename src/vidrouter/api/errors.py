@@ -37,10 +37,18 @@ def error_body(
         "error": {
             "type": error_type or _TYPES.get(status, "api_error"),
             "code": code,
-            "message": message,
-            "param": param,
+            "message": _encodable(message),
+            "param": None if param is None else _encodable(param),
         }
     }
+
+
+def _encodable(text: str) -> str:
+    """A last guard (domain/text.py checks requests first): a lone surrogate echoed from a
+    request would make the answer itself unencodable."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def error_response(

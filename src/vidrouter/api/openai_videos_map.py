@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl
 from vidrouter.domain.catalog import CURRENCY, ListedModel
 from vidrouter.domain.errors import InvalidRequest
 from vidrouter.domain.generation import Generation, Status
+from vidrouter.domain.representation import shown_error
 
 __all__ = [
     "FIELDS",
@@ -347,7 +348,7 @@ def size_for(aspect_ratio: str) -> str:
 
 def video_object(g: Generation) -> dict[str, Any]:
     """A generation as OpenAI's Video object."""
-    error = {"code": g.error.code, "message": g.error.message} if g.error else None
+    error = shown_error(g)
     status = g.status.value
     if g.status is Status.CANCELED:
         status = "failed"

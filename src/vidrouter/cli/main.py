@@ -1,4 +1,4 @@
-"""`vidrouter`: serve, and manage API keys."""
+"""`vidrouter`: serve, manage API keys, and generate against a running server."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli import accounts, catalog, keys, serve
+from vidrouter.cli import accounts, catalog, generate, keys, lookup, serve
 
 app = typer.Typer(
     help="vidrouter: one HTTP API in front of many AI video generation models.",
@@ -18,6 +18,9 @@ app.add_typer(keys.app, name="keys")
 app.add_typer(catalog.app, name="catalog")
 app.add_typer(accounts.app, name="accounts")
 app.command("serve")(serve.serve)
+app.command("generate")(generate.generate)
+app.command("models")(lookup.models)
+app.command("status")(lookup.status)
 
 
 @app.callback()

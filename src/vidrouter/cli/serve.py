@@ -14,6 +14,7 @@ import uvicorn
 from rich.console import Console
 
 from vidrouter.cli.common import configure_logging, settings_from
+from vidrouter.cli.server_limits import server_options
 from vidrouter.composition import Composition, create_app
 from vidrouter.settings import Settings
 
@@ -59,6 +60,7 @@ async def _serve(settings: Settings) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        **server_options(settings),
     )
     server = _Server(config)
     try:

@@ -62,6 +62,7 @@ class ModelSpec:
     durations: tuple[float, ...] | None = None
     retired_on: date | None = None
     replacement: str | None = None
+    min_duration: float | None = None  # shortest accepted; None: 1 s (or the least of durations)
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ def _model(entry: Mapping[str, Any]) -> ModelSpec:
         if isinstance(retired, date) or retired is None
         else date.fromisoformat(str(retired)),
         replacement=entry.get("replacement"),
+        min_duration=float(entry["min_duration"]) if "min_duration" in entry else None,
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from vidrouter.domain import text
 from vidrouter.domain.addresses import forbidden_host_reason
 from vidrouter.domain.catalog import ListedModel, ModelSpec
 from vidrouter.domain.errors import InvalidRequest
@@ -19,6 +20,9 @@ MAX_URL_CHARS = 2048
 MAX_METADATA_PAIRS = 16
 MAX_METADATA_KEY = 40
 MAX_METADATA_VALUE = 500
+# The shortest video a model without a list of durations is asked for: a provider bills
+# at least this, so a request for 0.001 s must not pass as a nearly free one.
+MIN_DURATION = 1.0
 
 
 @dataclass(frozen=True)
@@ -102,12 +106,16 @@ def _model(body: Mapping[str, object], lookup: ModelLookup) -> ListedModel:
 def _prompt(body: Mapping[str, object], limits: RequestLimits) -> str:
     prompt = _string(body, "prompt", required=True)
     assert prompt is not None
-    if not prompt.strip():
-        raise InvalidRequest("prompt must not be empty", code="prompt_empty", param="prompt")
     if len(prompt) > limits.max_prompt_chars:
         raise InvalidRequest(
             f"prompt has {len(prompt)} characters; the limit is {limits.max_prompt_chars}",
             code="prompt_too_long",
+            param="prompt",
+        )
+    if text.is_blank(prompt):  # after the length: its loop stays short
+        raise InvalidRequest(
+            "prompt must not be empty (it has only spaces or invisible characters)",
+            code="prompt_empty",
             param="prompt",
         )
     if "\x00" in prompt:
@@ -128,9 +136,18 @@ def _duration(body: Mapping[str, object], model: ListedModel) -> float:
             param="duration",
         )
     duration = float(value)
-    if not math.isfinite(duration) or duration <= 0:
+    if duration == math.inf:
         raise InvalidRequest(
-            "duration must be greater than 0", code="duration_invalid", param="duration"
+            "duration is too large to be a number of seconds",
+            code="duration_invalid",
+            param="duration",
+        )
+    shortest = shortest_duration(model)
+    if duration < shortest:
+        raise InvalidRequest(
+            f"duration must be at least {_num(shortest)} s for model {model.id}",
+            code="duration_invalid",
+            param="duration",
         )
     if duration > model.max_duration:
         raise InvalidRequest(
@@ -147,6 +164,15 @@ def _duration(body: Mapping[str, object], model: ListedModel) -> float:
             param="duration",
         )
     return duration
+
+
+def shortest_duration(model: ListedModel) -> float:
+    """The model's shortest duration: the least of its durations, its `min_duration`, else
+    one second (never above its longest)."""
+    if model.durations:
+        return min(model.durations)
+    floor = model.spec.min_duration if model.spec.min_duration is not None else MIN_DURATION
+    return min(floor, model.max_duration)
 
 
 def _aspect_ratio(body: Mapping[str, object], model: ListedModel) -> str:

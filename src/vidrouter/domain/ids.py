@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import string
 
 _ALPHABET = string.ascii_letters + string.digits
+# What a generation id can be (with room for '-' and '_'): anything else names none, and is
+# answered without a query (PostgreSQL would refuse a NUL in it with an error).
+_GENERATION_ID = re.compile(r"gen_[A-Za-z0-9_-]{1,60}")
 
 
 def new_id(prefix: str, length: int = 24) -> str:
@@ -14,6 +18,10 @@ def new_id(prefix: str, length: int = 24) -> str:
 
 def generation_id() -> str:
     return new_id("gen_")
+
+
+def is_generation_id(value: str) -> bool:
+    return _GENERATION_ID.fullmatch(value) is not None
 
 
 def delivery_id() -> str:

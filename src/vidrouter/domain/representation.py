@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from vidrouter.domain.catalog import CURRENCY, ListedModel
+from vidrouter.domain.client_errors import client_message
 from vidrouter.domain.clock import isoformat
 from vidrouter.domain.generation import Generation
 
@@ -26,11 +27,11 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "status": g.status.value,
         "duration": _number(g.duration),
         "aspect_ratio": g.aspect_ratio,
-        "image_url": g.image_url,
+        "image_url": shown_image_url(g.image_url),
         "webhook_url": g.webhook_url,
         "progress": g.progress,
         "video_url": video_url,
-        "error": {"code": g.error.code, "message": g.error.message} if g.error else None,
+        "error": shown_error(g),
         "cost": cost,
         "estimated_cost": (
             {"amount": round(g.estimated_cost, 6), "currency": CURRENCY}
@@ -52,6 +53,29 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "started_at": isoformat(g.started_at),
         "completed_at": isoformat(g.completed_at),
     }
+
+
+# A data: image_url can be megabytes; every Generation object (create, GET, list, webhook)
+# would carry it whole. Its media type and first characters identify it well enough.
+DATA_URI_SHOWN_CHARS = 24
+
+
+def shown_image_url(url: str | None) -> str | None:
+    """`image_url` as shown: an http(s) URL as given, a data: URI cut short
+    (`data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA...`)."""
+    if url is None or not url.startswith("data:"):
+        return url
+    comma = url.find(",", 0, 200)  # find, not partition: no copy of a megabyte per poll
+    end = (comma + 1 if comma >= 0 else 64) + DATA_URI_SHOWN_CHARS
+    return url if len(url) <= end else url[:end] + "..."
+
+
+def shown_error(g: Generation) -> dict[str, str] | None:
+    """The error as clients see it: our words (domain/client_errors.py); the provider's
+    stay on the generation for operators."""
+    if g.error is None:
+        return None
+    return {"code": g.error.code, "message": client_message(g.error.code, g.error.message)}
 
 
 def model_object(m: ListedModel, *, with_object: bool, status: str = "available") -> dict[str, Any]:

@@ -15,8 +15,14 @@ from datetime import datetime, timedelta
 from typing import Generic, Protocol, TypeVar
 
 from vidrouter.domain.clock import Clock
+from vidrouter.engine.throttled_log import ThrottledLog
 
 log = logging.getLogger(__name__)
+
+# After a failed claim the loop waits before the next: 0.1 s, doubling to 5 s while the
+# failures go on (a full disk or a refusing database fails every claim the same way).
+FAILURE_BACKOFF_BASE = 0.1
+FAILURE_BACKOFF_CAP = 5.0
 
 
 class HasId(Protocol):
@@ -55,6 +61,9 @@ class WorkLoop(Generic[T]):
         self._wake = asyncio.Event()
         self._active: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        self._stopped = asyncio.Event()
+        self._failures = 0  # consecutive failed claims
+        self._log = ThrottledLog(log)
         self.running = False
 
     @property
@@ -71,9 +80,14 @@ class WorkLoop(Generic[T]):
             while not self._stopping:
                 try:
                     claimed = await self._fill()
-                except Exception:
-                    log.exception("claim_failed", extra={"loop": self.name})
-                    claimed = 0
+                except Exception as exc:
+                    self._log.failure("claim_failed", exc, {"loop": self.name})
+                    self._failures += 1
+                    await self._back_off()
+                    continue
+                if self._failures:
+                    self._failures = 0
+                    self._log.recovered("claim_failed")
                 if claimed and self.active < self._capacity:
                     continue  # there may be more due work
                 await self._sleep()
@@ -99,18 +113,26 @@ class WorkLoop(Generic[T]):
             await self._handle(item)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("work_item_crashed", extra={"loop": self.name, "item": item.id})
+        except Exception as exc:
+            self._log.failure("work_item_crashed", exc, {"loop": self.name, "item": item.id})
         finally:
             self._active.pop(item.id, None)
             self._wake.set()
+
+    async def _back_off(self) -> None:
+        """Wait after a failed claim, longer the more claims failed in a row. New work does
+        not cut it short (it would fail the same way); stopping does."""
+        delay = min(FAILURE_BACKOFF_CAP, FAILURE_BACKOFF_BASE * 2 ** min(self._failures - 1, 16))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopped.wait(), delay)
+        self._wake.clear()
 
     async def _sleep(self) -> None:
         timeout = self._idle_poll
         try:
             due = await self._next_due()
-        except Exception:
-            log.exception("next_due_failed", extra={"loop": self.name})
+        except Exception as exc:
+            self._log.failure("next_due_failed", exc, {"loop": self.name})
             due = None
         if due is not None:
             until_due = (due - self._clock()).total_seconds()
@@ -130,13 +152,14 @@ class WorkLoop(Generic[T]):
                 continue
             try:
                 await self._renew(ids, self._clock() + self._lease)
-            except Exception:
-                log.exception("lease_renew_failed", extra={"loop": self.name})
+            except Exception as exc:
+                self._log.failure("lease_renew_failed", exc, {"loop": self.name})
 
     async def stop(self, grace: float) -> None:
         """Stop claiming; let work in hand finish for `grace` seconds, then cancel it and give
         its leases back so that another process can take it over at once."""
         self._stopping = True
+        self._stopped.set()
         self._wake.set()
         held = list(self._active)
         tasks = list(self._active.values())

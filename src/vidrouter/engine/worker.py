@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.engine.advance import Advancer, Outcome
+from vidrouter.engine.throttled_log import ThrottledLog
 from vidrouter.engine.transitions import crash_delay
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore
@@ -30,6 +31,7 @@ class GenerationWorker:
         self._advancer = advancer
         self._owner = owner
         self._on_deliveries = on_deliveries
+        self._log = ThrottledLog(log)  # a full disk crashes every step the same way
 
     async def handle(self, g: Generation) -> None:
         if g.status is Status.CANCELED:
@@ -41,8 +43,8 @@ class GenerationWorker:
                 outcome = await self._advancer.advance(g)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("generation_step_crashed", extra={"generation_id": g.id})
+            except Exception as exc:
+                self._log.failure("generation_step_crashed", exc, {"generation_id": g.id})
                 delay = crash_delay(g)
                 outcome = self._advancer.retry_after_crash(g, delay)
             await self._save(outcome)

@@ -11,12 +11,18 @@ retry, sleep or touch the store: the engine does, guided by the error classes be
     ├── JobFailed                 per case    provider_error          (the job failed there)
     ├── InvalidInput              no          invalid_input           (the user's request)
     ├── ContentRejected           no          content_policy          (moderation)
-    └── AuthFailed                no          provider_unavailable    (our credentials / quota)
+    └── AccountRefused            no*         provider_unavailable    (our account: key, credit,
+                                                                       quota, suspension)
+
+* An account-level refusal is never retried on the same route: the engine opens the route's
+circuit at once and moves to the next route of the model, whatever HTTP status it came with
+(Kling's "no units" is a 429, MiniMax's "no balance" a 200). `AuthFailed` is its older name.
+Each provider's `errors` module decides, per documented error code, which class an answer is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -101,8 +107,15 @@ class ContentRejected(ProviderError):
     code = "content_policy"
 
 
-class AuthFailed(ProviderError):
+class AccountRefused(ProviderError):
+    """The provider refused our account, not the request: a rejected key, no credit, an
+    exhausted quota, a suspension. Only the operator can fix it, so no retry on this route."""
+
     code = "provider_unavailable"
+
+
+# The older name, still what the engine catches: a refused key is one account-level refusal.
+AuthFailed = AccountRefused
 
 
 @dataclass(frozen=True)
@@ -159,6 +172,12 @@ class PollPolicy:
     max_interval: timedelta = timedelta(seconds=30)
     max_wait: timedelta = timedelta(minutes=30)  # the provider's documented longest run
 
+    @classmethod
+    def seconds(cls, first: float, every: float, at_most: float, give_up: float) -> PollPolicy:
+        """First poll after `first` s, then every `every` s backing off to `at_most`, and no
+        longer than `give_up` s in all."""
+        return cls(*(timedelta(seconds=value) for value in (first, every, at_most, give_up)))
+
 
 class Provider(Protocol):
     name: ClassVar[str]
@@ -193,15 +212,3 @@ class PublishedModel:
     durations: tuple[float, ...] | None = None
     max_duration: float | None = None
     aspect_ratios: tuple[str, ...] | None = None  # in our vocabulary ("16:9", ...)
-
-
-@dataclass(frozen=True)
-class ProviderFactory:
-    name: str
-    credentials: tuple[str, ...]  # environment variables that must all be set
-    build: Callable[[ProviderContext], Provider]
-    # Hosts that publish their catalog over an API: the models (of `wanted`, the provider
-    # model names our catalog routes to) as the host describes them now.
-    published: (
-        Callable[[ProviderContext, Sequence[str]], Awaitable[list[PublishedModel]]] | None
-    ) = None

@@ -1,8 +1,9 @@
 """HTTP for adapters: one client per provider, and httpx's outcomes turned into our errors.
 
 Adapters call `send()`; it returns a 2xx response or raises the `ProviderError` subclass
-the engine acts on. An adapter that knows its provider's error body better (a moderation
-code inside a 400, say) catches `ProviderError`, reads `.response`, and raises a finer one.
+the engine acts on. The status code gives the first guess; the provider's `errors.refine`,
+passed as `refine=`, reads the error body and its documented code and returns a finer error
+(an account refusal behind a 429, a moderation code inside a 400, ...).
 """
 
 from __future__ import annotations
@@ -10,25 +11,36 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import httpx
 
 from vidrouter.providers.base import (
-    AuthFailed,
+    AccountRefused,
     InvalidInput,
     MalformedResponse,
     ProviderError,
+    ProviderJob,
     ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
+    ResultRef,
 )
+from vidrouter.providers.config import AdapterConfig
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
+Refine = Callable[[ProviderError], ProviderError]
+E = TypeVar("E", bound=ProviderError)
 
-def new_client(base_url: str, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+
+def new_client(
+    base_url: str,
+    headers: Mapping[str, str] | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> httpx.AsyncClient:
     """The one client of a provider: explicit timeouts and limits, no proxies from the env."""
     return httpx.AsyncClient(
         base_url=base_url,
@@ -37,7 +49,18 @@ def new_client(base_url: str, headers: Mapping[str, str] | None = None) -> httpx
         limits=httpx.Limits(max_connections=50, max_keepalive_connections=10),
         follow_redirects=False,
         trust_env=False,
+        transport=transport,
     )
+
+
+def bearer(token: str, **extra: str) -> dict[str, str]:
+    """The headers most providers take: a bearer token, and JSON answers."""
+    return {"Authorization": f"Bearer {token}", "Accept": "application/json", **extra}
+
+
+def client_for(config: AdapterConfig, headers: Mapping[str, str]) -> httpx.AsyncClient:
+    """An adapter's client for its config's base URL (and a test's transport, if any)."""
+    return new_client(config.base_url, headers, transport=config.transport)
 
 
 async def send(
@@ -46,8 +69,10 @@ async def send(
     url: str,
     *,
     request_id_header: str | None = None,
+    refine: Refine | None = None,
     **kwargs: Any,
 ) -> httpx.Response:
+    """A 2xx response, or the error it stands for (made finer by `refine`, if given)."""
     try:
         response = await client.request(method, url, **kwargs)
     except httpx.TimeoutException as exc:
@@ -56,7 +81,56 @@ async def send(
         raise ProviderUnavailable(f"{method} {url} failed: {type(exc).__name__}") from exc
     if response.is_success:
         return response
-    raise error_for(response, request_id_header=request_id_header)
+    error = error_for(response, request_id_header=request_id_header)
+    if refine is not None:
+        refined = refine(error)
+        if refined is not error:
+            raise refined from error
+    raise error
+
+
+def reclassify(exc: ProviderError, cls: type[E], message: str | None = None, **kw: Any) -> E:
+    """`exc` as another class: same status, request id, provider code and response, unless
+    `kw` says otherwise."""
+    values: dict[str, Any] = {
+        "provider_code": exc.provider_code,
+        "request_id": exc.request_id,
+        "status_code": exc.status_code,
+    }
+    values.update(kw)
+    if issubclass(cls, RateLimited) and "retry_after" not in values:
+        values["retry_after"] = exc.retry_after if isinstance(exc, RateLimited) else None
+    error = cls(message if message is not None else exc.message, **values)
+    error.response = exc.response
+    return error
+
+
+def error_json(response: httpx.Response | None) -> Any:
+    """The JSON of an error answer, or None when it has none (an HTML page, an empty body)."""
+    if response is None:
+        return None
+    try:
+        return response.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+async def delete_tolerating(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    gone: tuple[int, ...] = (404,),
+    **kwargs: Any,
+) -> httpx.Response | None:
+    """Cancel or delete a job; an answer in `gone` (it no longer exists, it already ended)
+    is no error: the job is not running either way."""
+    try:
+        return await send(client, method, url, **kwargs)
+    except ProviderError as exc:
+        if exc.status_code in gone:
+            return None
+        raise
 
 
 def error_for(response: httpx.Response, *, request_id_header: str | None = None) -> ProviderError:
@@ -70,8 +144,8 @@ def error_for(response: httpx.Response, *, request_id_header: str | None = None)
     error: ProviderError
     if status == 429:
         error = RateLimited(message, retry_after=retry_after(response.headers), **kw)
-    elif status in (401, 403):
-        error = AuthFailed(message, **kw)
+    elif status in (401, 402, 403):  # our key or our account, whatever the request was
+        error = AccountRefused(message, **kw)
     elif status == 408:
         error = ProviderTimeout(message, **kw)
     elif status >= 500:
@@ -100,6 +174,20 @@ def json_object(response: httpx.Response) -> dict[str, Any]:
             f"{response.request.method} {response.request.url.path}: expected a JSON object"
         )
     return body
+
+
+def stored_url(job: ProviderJob, key: str = "video_url") -> str | None:
+    """The result URL a poll kept in the job's data, if it did."""
+    value = job.data.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def result_at(url: object, what: str, headers: Mapping[str, str] | None = None) -> ResultRef:
+    """Where a finished job's video is: an http(s) URL, or MalformedResponse saying `what`
+    has none (a provider that reports success without a video is answering wrongly)."""
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        raise MalformedResponse(f"{what} has no downloadable video")
+    return ResultRef(url=url, headers=dict(headers or {}))
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

@@ -12,24 +12,11 @@ import asyncio
 import logging
 import time
 import zlib
-from collections.abc import Callable
-from concurrent.futures import Executor
-from datetime import timedelta
 from pathlib import Path
 from typing import ClassVar
 
-from vidrouter.providers.base import (
-    InvalidInput,
-    JobFailed,
-    JobState,
-    PollPolicy,
-    ProviderContext,
-    ProviderFactory,
-    ProviderJob,
-    ProviderRequest,
-    ProviderStatus,
-    ResultRef,
-)
+from vidrouter.providers import base
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.local_render import RESOLUTIONS, RenderResult, RenderSpec, render_video
 
 log = logging.getLogger(__name__)
@@ -40,26 +27,21 @@ _STALE_SECONDS = 6.0
 
 class LocalProvider:
     name: ClassVar[str] = "local"
-    poll_policy = PollPolicy(
-        first_poll=timedelta(seconds=0.5),
-        interval=timedelta(seconds=0.25),
-        max_interval=timedelta(seconds=1),
-        max_wait=timedelta(minutes=10),
-    )
+    poll_policy = base.PollPolicy.seconds(0.5, 0.25, 1, give_up=10 * 60)
 
-    def __init__(self, work_dir: Path, pool: Callable[[], Executor]) -> None:
-        self._dir = work_dir
-        self._pool = pool
+    def __init__(self, config: AdapterConfig) -> None:
+        self._dir = config.work_dir / "local"
+        self._pool = config.render_pool
         self._running: dict[str, asyncio.Future[RenderResult]] = {}
         self._failures: dict[str, str] = {}
 
     def _paths(self, job_id: str) -> tuple[Path, Path]:
         return self._dir / f"{job_id}.mp4", self._dir / f"{job_id}.progress"
 
-    async def submit(self, request: ProviderRequest) -> ProviderJob:
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         if request.aspect_ratio not in RESOLUTIONS:
-            raise InvalidInput(f"aspect ratio {request.aspect_ratio} is not supported")
-        job = ProviderJob(
+            raise base.InvalidInput(f"aspect ratio {request.aspect_ratio} is not supported")
+        job = base.ProviderJob(
             id=f"local_{request.generation_id}",
             data={
                 "prompt": request.prompt,
@@ -70,7 +52,7 @@ class LocalProvider:
         self._start(job)
         return job
 
-    def _start(self, job: ProviderJob) -> None:
+    def _start(self, job: base.ProviderJob) -> None:
         width, height = RESOLUTIONS[str(job.data["aspect_ratio"])]
         spec = RenderSpec(
             prompt=str(job.data["prompt"]),
@@ -96,28 +78,32 @@ class LocalProvider:
             log.error("local_render_failed", extra={"job_id": job_id}, exc_info=error)
             self._failures[job_id] = f"{type(error).__name__}: {error}"
 
-    async def poll(self, job: ProviderJob) -> ProviderStatus:
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         out, progress = self._paths(job.id)
         if out.exists():
-            return ProviderStatus(JobState.SUCCEEDED, progress=100)
+            return base.ProviderStatus(base.JobState.SUCCEEDED, progress=100)
         failure = self._failures.pop(job.id, None)
         if failure is not None:
-            return ProviderStatus(JobState.FAILED, error=JobFailed(f"render failed: {failure}"))
+            return base.ProviderStatus(
+                base.JobState.FAILED, error=base.JobFailed(f"render failed: {failure}")
+            )
         percent = _read_progress(progress)
         if job.id in self._running:
-            return ProviderStatus(JobState.RUNNING, progress=percent)
+            return base.ProviderStatus(base.JobState.RUNNING, progress=percent)
         if percent is not None and time.time() - progress.stat().st_mtime < _STALE_SECONDS:
-            return ProviderStatus(JobState.RUNNING, progress=percent)  # another process has it
+            return base.ProviderStatus(
+                base.JobState.RUNNING, progress=percent
+            )  # another process has it
         log.info("local_render_restarted", extra={"job_id": job.id})
         self._start(job)
-        return ProviderStatus(JobState.RUNNING, progress=0)
+        return base.ProviderStatus(base.JobState.RUNNING, progress=0)
 
-    async def fetch_result(self, job: ProviderJob) -> ResultRef:
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
         out, progress = self._paths(job.id)
         progress.unlink(missing_ok=True)
-        return ResultRef(path=out, delete_after=True)
+        return base.ResultRef(path=out, delete_after=True)
 
-    async def cancel(self, job: ProviderJob) -> None:
+    async def cancel(self, job: base.ProviderJob) -> None:
         future = self._running.pop(job.id, None)
         if future is not None:
             future.cancel()  # a render already running finishes; its file is removed below
@@ -135,8 +121,4 @@ def _read_progress(path: Path) -> int | None:
         return None
 
 
-def _build(ctx: ProviderContext) -> LocalProvider:
-    return LocalProvider(ctx.work_dir / "local", ctx.render_pool)
-
-
-FACTORY = ProviderFactory("local", (), _build)
+FACTORY = ProviderFactory("local", (), LocalProvider)

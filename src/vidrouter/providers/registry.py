@@ -6,9 +6,11 @@ import functools
 import importlib
 
 from vidrouter.domain.catalog import Route
-from vidrouter.providers.base import Provider, ProviderContext, ProviderFactory
+from vidrouter.providers.base import Provider, ProviderContext
+from vidrouter.providers.config import ProviderFactory
 
-# Each adapter module exposes `FACTORY: ProviderFactory`; its name is the catalog's `provider`.
+# Each adapter module or package exposes `FACTORY: ProviderFactory`; its name is the
+# catalog's `provider`.
 ADAPTER_MODULES = (
     "local",
     "veo",

@@ -14,6 +14,11 @@ from urllib.parse import quote
 
 CONTENT_PREFIX = "/content/"
 _ROUND = 3600
+# `expires` is unix seconds: 12 digits reach the year 33658. A longer value, or one with a
+# leading zero, is not a URL we signed; refusing it before int() keeps the check cheap and
+# gives each URL one spelling.
+MAX_EXPIRES_DIGITS = 12
+MAX_SIGNATURE_CHARS = 128
 
 
 class UrlSigner:
@@ -38,8 +43,21 @@ class UrlSigner:
         )
 
     def verify(self, key: str, expires: str | None, signature: str | None, now: datetime) -> bool:
-        if not expires or not signature or not (expires.isascii() and expires.isdigit()):
+        if not expires or not signature or not canonical_expires(expires):
             return False
-        if int(expires) < now.timestamp():
+        if len(signature) > MAX_SIGNATURE_CHARS or not signature.isascii():
             return False
-        return hmac.compare_digest(self._mac(key, int(expires)).encode(), signature.encode())
+        when = int(expires)
+        if when < now.timestamp():
+            return False
+        return hmac.compare_digest(self._mac(key, when).encode(), signature.encode())
+
+
+def canonical_expires(expires: str) -> bool:
+    """Unix seconds as we write them: ASCII digits, no leading zero, at most 12 of them."""
+    return (
+        0 < len(expires) <= MAX_EXPIRES_DIGITS
+        and expires.isascii()
+        and expires.isdigit()
+        and expires[0] != "0"
+    )

@@ -13,6 +13,7 @@ from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from vidrouter.domain import ids
 from vidrouter.domain.generation import (
     TERMINAL,
     Attempt,
@@ -153,6 +154,8 @@ class GenerationStore:
         cached = self._finished.get(generation_id)
         if cached is not None:
             return cached if account_id in (None, cached.account_id) else None
+        if not ids.is_generation_id(generation_id):
+            return None
         query = select(t).where(t.c.id == generation_id, t.c.deleted_at.is_(None))
         if account_id is not None:
             query = query.where(t.c.account_id == account_id)
@@ -176,6 +179,8 @@ class GenerationStore:
     ) -> ListPage:
         """Newest first (or oldest first); `after` is the id of the last item of the previous
         page. The (account, created_at, id) index serves both directions."""
+        if after is not None and not ids.is_generation_id(after):
+            return ListPage([], False)  # like a cursor that names no generation
         query = select(t).where(t.c.account_id == account_id, t.c.deleted_at.is_(None))
         if status is not None:
             query = query.where(t.c.status == status)

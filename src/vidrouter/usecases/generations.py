@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
-from vidrouter.domain import ids
+from vidrouter.domain import ids, text
 from vidrouter.domain.clock import Clock
 from vidrouter.domain.create_request import CreateRequest, RequestLimits, parse_create
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
@@ -84,6 +84,7 @@ class Generations:
 
     def check(self, body: object) -> CreateRequest:
         """The request checked against the models usable now; raises InvalidRequest."""
+        text.check_json(body)  # forms reach here without parse_json's check
         limits = RequestLimits(
             max_prompt_chars=self._policy.max_prompt_chars,
             allow_private_webhook_urls=self._policy.allow_private_webhook_urls,

@@ -1,0 +1,80 @@
+"""`vidrouter models` and `vidrouter status ID`: what a running server offers and where a
+generation is."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Column, Table
+
+from vidrouter.cli.remote import DEFAULT, ApiKey, BaseUrl, Json, client, fail, money, out
+from vidrouter.client import ClientError, Generation
+
+
+def models(api_key: ApiKey = None, base_url: BaseUrl = DEFAULT, as_json: Json = False) -> None:
+    """The models of a running server, with their limits and prices."""
+    with client(api_key, base_url) as api:
+        try:
+            listed = api.models()
+        except ClientError as exc:
+            fail(exc, as_json=as_json)
+    if as_json:
+        for model in listed:
+            typer.echo(model.model_dump_json())
+        return
+    headers = ("provider", "type", "max s", "durations", "aspect ratios", "USD/s", "status")
+    table = Table(Column("model", no_wrap=True), *headers)
+    for m in listed:
+        durations = ", ".join(f"{d:g}" for d in m.durations) if m.durations else "any"
+        table.add_row(
+            m.id,
+            m.provider,
+            m.type,
+            f"{m.max_duration:g}",
+            durations,
+            ", ".join(m.aspect_ratios),
+            f"{m.pricing.per_second:g}",
+            m.status,
+        )
+    out.print(table)
+
+
+def status(
+    generation_id: Annotated[str, typer.Argument(help="The generation's id (gen_...).")],
+    api_key: ApiKey = None,
+    base_url: BaseUrl = DEFAULT,
+    as_json: Json = False,
+) -> None:
+    """Where a generation is: status, progress, cost, video URL or error."""
+    with client(api_key, base_url) as api:
+        try:
+            generation = api.get(generation_id)
+        except ClientError as exc:
+            fail(exc, as_json=as_json)
+    if as_json:
+        typer.echo(generation.model_dump_json())
+        return
+    out.print(describe(generation))
+
+
+def describe(g: Generation) -> Table:
+    table = Table(show_header=False, box=None)
+    rows = {
+        "id": g.id,
+        "status": g.status,
+        "progress": "-" if g.progress is None else f"{g.progress}%",
+        "model": f"{g.model} via {g.route}" if g.route else g.model,
+        "video": f"{g.duration:g} s, {g.aspect_ratio}",
+        "prompt": g.prompt,
+        "cost": money(g.cost.amount, g.cost.currency) if g.cost else "-",
+        "created": g.created_at.isoformat(),
+        "completed": g.completed_at.isoformat() if g.completed_at else "-",
+    }
+    if g.error:
+        rows["error"] = f"{g.error.code}: {g.error.message}"
+    if g.video_url:
+        rows["video_url"] = g.video_url
+    for name, value in rows.items():
+        table.add_row(f"[bold]{name}[/]", value)
+    return table

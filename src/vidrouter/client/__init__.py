@@ -1,0 +1,83 @@
+"""A Python client of the vidrouter API (docs/client.md).
+
+from vidrouter.client import Client
+
+with Client("vr_...", base_url="http://127.0.0.1:8000") as client:
+    video = client.generate("local-preview", "a red fox in the snow")
+    client.download(video.id, "fox.mp4")
+"""
+
+from vidrouter.client._async import AsyncClient
+from vidrouter.client._sync import DEFAULT_BASE_URL, Client
+from vidrouter.client.errors import (
+    APIConnectionError,
+    APIError,
+    AuthenticationError,
+    BadRequestError,
+    ClientError,
+    ConflictError,
+    GenerationFailedError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    ServiceUnavailableError,
+    WaitTimeoutError,
+    WebhookVerificationError,
+)
+from vidrouter.client.retry import RetryPolicy
+from vidrouter.client.types import (
+    TERMINAL,
+    Attempt,
+    Cost,
+    ErrorObject,
+    Generation,
+    GenerationError,
+    GenerationPage,
+    Model,
+    ModelList,
+    Pricing,
+    Status,
+    Usage,
+    UsageItem,
+    UsageTotal,
+    WebhookEvent,
+)
+from vidrouter.client.webhooks import verify_webhook
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "TERMINAL",
+    "APIConnectionError",
+    "APIError",
+    "AsyncClient",
+    "Attempt",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ClientError",
+    "ConflictError",
+    "Cost",
+    "ErrorObject",
+    "Generation",
+    "GenerationError",
+    "GenerationFailedError",
+    "GenerationPage",
+    "Model",
+    "ModelList",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "Pricing",
+    "RateLimitError",
+    "RetryPolicy",
+    "ServerError",
+    "ServiceUnavailableError",
+    "Status",
+    "Usage",
+    "UsageItem",
+    "UsageTotal",
+    "WaitTimeoutError",
+    "WebhookEvent",
+    "WebhookVerificationError",
+    "verify_webhook",
+]

@@ -1,0 +1,265 @@
+"""Every operation of the client, written once as a plan of steps (see `_plan.py`)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote
+
+import httpx
+from pydantic import ValidationError
+
+from vidrouter import __version__
+from vidrouter.client._plan import Emit, Notify, Plan, Save, Send, Sleep
+from vidrouter.client.errors import (
+    APIConnectionError,
+    APIError,
+    ClientError,
+    GenerationFailedError,
+    WaitTimeoutError,
+    error_class,
+)
+from vidrouter.client.retry import RETRY_STATUSES, RetryPolicy, request_was_sent, retry_after
+from vidrouter.client.types import (
+    ErrorObject,
+    Generation,
+    GenerationPage,
+    Model,
+    ModelList,
+    Usage,
+)
+
+Params = Mapping[str, str | int | float | None]
+# "any": also when the request may have reached the server (reads, and creates that carry an
+# Idempotency-Key); "unsent": only when it surely did not (cancel).
+RetryWhen = Literal["any", "unsent"]
+
+
+class Core:
+    def __init__(
+        self, *, base_url: str, api_key: str, retry: RetryPolicy, poll_interval: float
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retry = retry
+        self.poll_interval = poll_interval
+        self._headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": f"vidrouter-python/{__version__}",
+        }
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: object = None,
+        params: Params | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Request:
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        return httpx.Request(
+            method,
+            self.base_url + path,
+            params=query or None,
+            json=json,
+            headers={**self._headers, **(headers or {})},
+        )
+
+    def call(self, request: httpx.Request, *, when: RetryWhen = "any") -> Plan[httpx.Response]:
+        """Send with retries; the 2xx response, else the typed error."""
+        attempt = 0
+        while True:
+            try:
+                response = yield Send(request)
+                assert response is not None
+            except httpx.TransportError as exc:
+                retryable = when == "any" or not request_was_sent(exc)
+                if not retryable or attempt >= self.retry.max_retries:
+                    raise APIConnectionError(
+                        f"{request.method} {request.url}: {exc or type(exc).__name__}"
+                    ) from exc
+                delay = self.retry.delay(attempt, None)
+            else:
+                if response.is_success:
+                    return response
+                retryable = when == "any" or response.status_code == 429
+                if response.status_code not in RETRY_STATUSES or not retryable:
+                    raise api_error(response)
+                if attempt >= self.retry.max_retries:
+                    raise api_error(response)
+                delay = self.retry.delay(attempt, retry_after(response))
+            attempt += 1
+            yield Sleep(delay)
+
+    # The API's operations.
+
+    def models(self) -> Plan[list[Model]]:
+        response = yield from self.call(self.request("GET", "/v1/models"))
+        return ModelList.model_validate_json(response.content).data
+
+    def model(self, model_id: str) -> Plan[Model]:
+        response = yield from self.call(self.request("GET", f"/v1/models/{_segment(model_id)}"))
+        return Model.model_validate_json(response.content)
+
+    def create(
+        self,
+        *,
+        model: str,
+        prompt: str,
+        duration: float | None = None,
+        aspect_ratio: str | None = None,
+        image_url: str | None = None,
+        webhook_url: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Plan[Generation]:
+        body: dict[str, object] = {"model": model, "prompt": prompt}
+        optional = {
+            "duration": duration,
+            "aspect_ratio": aspect_ratio,
+            "image_url": image_url,
+            "webhook_url": webhook_url,
+            "metadata": dict(metadata) if metadata is not None else None,
+        }
+        body.update({k: v for k, v in optional.items() if v is not None})
+        # One key for every try of this call: a repeat returns the first try's generation.
+        key = idempotency_key or f"vrc_{uuid.uuid4().hex}"
+        request = self.request(
+            "POST", "/v1/generations", json=body, headers={"Idempotency-Key": key}
+        )
+        response = yield from self.call(request)
+        return _generation(response)
+
+    def get(self, generation_id: str) -> Plan[Generation]:
+        path = f"/v1/generations/{_segment(generation_id)}"
+        response = yield from self.call(self.request("GET", path))
+        return _generation(response)
+
+    def cancel(self, generation_id: str) -> Plan[Generation]:
+        path = f"/v1/generations/{_segment(generation_id)}/cancel"
+        response = yield from self.call(self.request("POST", path), when="unsent")
+        return _generation(response)
+
+    def page(
+        self,
+        *,
+        after: str | None = None,
+        limit: int | None = None,
+        status: str | None = None,
+        model: str | None = None,
+    ) -> Plan[GenerationPage]:
+        params = {"after": after, "limit": limit, "status": status, "model": model}
+        response = yield from self.call(self.request("GET", "/v1/generations", params=params))
+        return GenerationPage.model_validate_json(response.content)
+
+    def list(
+        self, *, status: str | None = None, model: str | None = None, page_size: int = 100
+    ) -> Plan[None]:
+        """Every generation, newest first, one page at a time."""
+        after: str | None = None
+        while True:
+            page = yield from self.page(after=after, limit=page_size, status=status, model=model)
+            for generation in page.data:
+                yield Emit(generation)
+            if not page.has_more or not page.data:
+                return
+            after = page.data[-1].id
+
+    def usage(
+        self,
+        *,
+        from_: str | None = None,
+        to: str | None = None,
+        group_by: Literal["model", "day"] = "model",
+    ) -> Plan[Usage]:
+        params = {"from": from_, "to": to, "group_by": group_by}
+        response = yield from self.call(self.request("GET", "/v1/usage", params=params))
+        return Usage.model_validate_json(response.content)
+
+    def wait(
+        self,
+        generation_id: str,
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        first: Generation | None = None,
+    ) -> Plan[Generation]:
+        """Poll until the status is terminal, notifying each change of status or progress."""
+        interval = self.poll_interval if poll_interval is None else poll_interval
+        deadline = None if timeout is None else time.monotonic() + timeout
+        seen: tuple[str, int | None] | None = None
+        generation = first
+        while True:
+            if generation is None:
+                generation = yield from self.get(generation_id)
+            if (generation.status, generation.progress) != seen:
+                seen = (generation.status, generation.progress)
+                yield Notify(generation)
+            if generation.done:
+                return generation
+            if deadline is not None and time.monotonic() >= deadline:
+                raise WaitTimeoutError(generation, timeout or 0.0)
+            yield Sleep(interval)
+            generation = None
+
+    def finish(self, generation: Generation) -> Generation:
+        """What `generate` returns: a completed generation, else the failure as an error."""
+        if generation.status != "completed":
+            raise GenerationFailedError(generation)
+        return generation
+
+    def download(self, generation_id: str, path: Path) -> Plan[Path]:
+        generation = yield from self.get(generation_id)
+        if generation.status != "completed" or generation.video_url is None:
+            raise ClientError(
+                f"generation {generation.id} is {generation.status}: it has no video to download"
+            )
+        # The video URL is a signed capability on the content host: no API key goes with it,
+        # so the key never reaches another host.
+        request = httpx.Request("GET", generation.video_url)
+        attempt = 0
+        while True:
+            try:
+                response = yield Save(request, path)
+                assert response is not None
+            except httpx.TransportError as exc:
+                if attempt >= self.retry.max_retries:
+                    raise APIConnectionError(f"download of {generation.id}: {exc}") from exc
+                attempt += 1
+                yield Sleep(self.retry.delay(attempt, None))
+                continue
+            if not response.is_success:
+                raise api_error(response)
+            return path
+
+
+def api_error(response: httpx.Response) -> APIError:
+    """The typed error of a non-2xx response, carrying the API's error object."""
+    try:
+        error = ErrorObject.model_validate(response.json()["error"])
+    except (ValueError, KeyError, TypeError, ValidationError):
+        # Not the API's shape (a proxy's page, say): keep what is there.
+        error = ErrorObject(
+            type="api_error",
+            code=f"http_{response.status_code}",
+            message=response.text[:500] or response.reason_phrase,
+        )
+    return error_class(response.status_code)(
+        response.status_code,
+        error,
+        request_id=response.headers.get("x-request-id"),
+        retry_after=retry_after(response),
+    )
+
+
+def _generation(response: httpx.Response) -> Generation:
+    return Generation.model_validate_json(response.content)
+
+
+def _segment(value: str) -> str:
+    """A path segment, escaped: an id can never reach another path."""
+    return quote(value, safe="")

@@ -1,0 +1,141 @@
+"""The API's objects as the client returns them (docs/api.md).
+
+They are defined here rather than imported from `vidrouter.api.schemas` so that the client
+depends on the wire format only, not on the server's code; `tests/test_client_schemas.py`
+holds them to the server's OpenAPI document and to its real responses. Unknown fields are
+ignored, so a newer server's additions never break an older client.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["queued", "in_progress", "completed", "failed", "canceled"]
+TERMINAL: frozenset[str] = frozenset({"completed", "failed", "canceled"})
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+class ErrorObject(_Wire):
+    """The `error` member of every non-2xx response."""
+
+    type: str
+    code: str
+    message: str
+    param: str | None = None
+
+
+class Pricing(_Wire):
+    per_second: float
+    currency: str = "USD"
+
+
+class Model(_Wire):
+    id: str
+    name: str
+    description: str
+    provider: str
+    type: str
+    max_duration: float
+    aspect_ratios: list[str]
+    pricing: Pricing
+    capabilities: list[str]
+    default_duration: float
+    durations: list[float] | None = None
+    status: Literal["available", "degraded", "unavailable"] = "available"
+    object: Literal["model"] | None = None  # on GET /v1/models/{id} only, not on list items
+
+
+class Cost(_Wire):
+    amount: float
+    currency: str
+
+
+class GenerationError(_Wire):
+    code: str
+    message: str
+
+
+class Attempt(_Wire):
+    route: str | None
+    outcome: str
+    error_code: str | None = None
+    at: datetime
+
+
+class Generation(_Wire):
+    id: str
+    object: Literal["generation"] = "generation"
+    model: str
+    prompt: str
+    status: Status
+    duration: float
+    aspect_ratio: str
+    image_url: str | None = None
+    webhook_url: str | None = None
+    progress: int | None = None
+    video_url: str | None = None
+    error: GenerationError | None = None
+    cost: Cost | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+    route: str | None = None
+    attempts: list[Attempt] = Field(default_factory=list)
+    created_at: datetime
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+
+    @property
+    def done(self) -> bool:
+        """True once the status is terminal (it never changes again)."""
+        return self.status in TERMINAL
+
+
+class GenerationPage(_Wire):
+    object: Literal["list"] = "list"
+    data: list[Generation]
+    has_more: bool
+
+
+class ModelList(_Wire):
+    object: Literal["list"] = "list"
+    data: list[Model]
+
+
+class UsageTotal(_Wire):
+    generations: int
+    completed: int
+    failed: int
+    billed_seconds: float
+    cost: Cost
+
+
+class UsageItem(UsageTotal):
+    model: str | None = None
+    day: str | None = None
+
+
+class Usage(_Wire):
+    object: Literal["usage"] = "usage"
+    from_: datetime = Field(alias="from")
+    to: datetime
+    group_by: Literal["model", "day"]
+    data: list[UsageItem]
+    total: UsageTotal
+
+
+class WebhookEvent(_Wire):
+    """A verified webhook delivery: its Standard Webhooks id (the same on every retry of
+    one event, so use it to drop duplicates), when it was sent, and the Generation."""
+
+    id: str
+    timestamp: datetime
+    generation: Generation
+
+    @property
+    def type(self) -> Status:
+        return self.generation.status

@@ -1,0 +1,175 @@
+"""Luma AI's Dream Machine API (Ray 2, Ray Flash 2).
+
+Wire format (lumaai SDK 1.21.0; docs.lumalabs.ai): `POST /dream-machine/v1/generations/video`
+creates a generation (201, a `Generation` object in state `queued`), `GET .../generations/{id}`
+reports `queued`, `dreaming`, `completed` (video at `assets.video`) or `failed`
+(`failure_reason`, free text), `DELETE .../generations/{id}` removes it. Errors are
+`{"detail": "..."}`. Luma has no idempotency key, no progress figure and no error codes.
+
+Luma fetches keyframe images itself, so an image must be an http(s) URL: a `data:` URI is
+refused here as invalid input until images can be stored and signed on our side.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.luma import errors
+
+log = logging.getLogger(__name__)
+
+CREDENTIAL = "LUMAAI_API_KEY"
+DEFAULT_BASE_URL = "https://api.lumalabs.ai"
+CREATE_PATH = "/dream-machine/v1/generations/video"
+GENERATION_PATH = "/dream-machine/v1/generations/{id}"
+REQUEST_ID_HEADER = "x-request-id"  # unconfirmed: Luma documents no request-id header
+DURATIONS = (5, 9)  # seconds; sent as "5s" / "9s"
+DEFAULT_RESOLUTION = "720p"
+
+
+class LumaProvider:
+    name: ClassVar[str] = "luma"
+    # Ray 2 at 720p typically takes 1-3 minutes (Ray Flash 2 well under one); queues grow at
+    # peak times. Luma documents no maximum: 30 minutes is our bound (unconfirmed).
+    poll_policy = base.PollPolicy.seconds(15, 5, 20, give_up=30 * 60)
+
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
+
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
+        body = _create_body(request)
+        response = await http.send(
+            self._client,
+            "POST",
+            CREATE_PATH,
+            json=body,
+            request_id_header=REQUEST_ID_HEADER,
+            refine=errors.refine,
+        )
+        generation = http.json_object(response)
+        job_id = generation.get("id")
+        if not isinstance(job_id, str) or not job_id:
+            raise base.MalformedResponse("Luma answered the create without a generation id")
+        return base.ProviderJob(
+            id=job_id,
+            data={"model": request.model, "duration": _seconds(request.duration)},
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        )
+
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
+        generation = await self._get(job)
+        state = generation.get("state")
+        mapped = _STATES.get(state) if isinstance(state, str) else None
+        if mapped is None:
+            # Unknown vocabulary: keep polling (bounded by max_wait) and say so.
+            log.warning("luma_unknown_state", extra={"job_id": job.id, "state": str(state)})
+            return base.ProviderStatus(base.JobState.RUNNING)
+        if mapped is base.JobState.FAILED:
+            reason = generation.get("failure_reason")
+            return base.ProviderStatus(
+                base.JobState.FAILED, error=errors.job_failure(reason, job.id)
+            )
+        if mapped is base.JobState.SUCCEEDED:
+            video = _video_url(generation)
+            if video is None:
+                raise base.MalformedResponse(f"Luma generation {job.id} completed without a video")
+            duration = job.data.get("duration")
+            billed = float(duration) if isinstance(duration, int | float) else None
+            return base.ProviderStatus(
+                base.JobState.SUCCEEDED,
+                progress=100,
+                billed_seconds=billed,
+                data={**job.data, "video_url": video},
+            )
+        return base.ProviderStatus(mapped)
+
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        video = http.stored_url(job) or _video_url(await self._get(job))
+        # assets.video is a public CDN URL: the download needs no credentials.
+        return http.result_at(video, f"Luma generation {job.id}")
+
+    async def cancel(self, job: base.ProviderJob) -> None:
+        """Luma has no cancel: deleting the generation is the only way to drop it."""
+        await http.delete_tolerating(
+            self._client,
+            "DELETE",
+            GENERATION_PATH.format(id=job.id),
+            request_id_header=REQUEST_ID_HEADER,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def _get(self, job: base.ProviderJob) -> dict[str, Any]:
+        try:
+            response = await http.send(
+                self._client,
+                "GET",
+                GENERATION_PATH.format(id=job.id),
+                request_id_header=REQUEST_ID_HEADER,
+                refine=errors.refine,
+            )
+        except base.ProviderError as exc:
+            if exc.status_code != 404:
+                raise
+            raise http.reclassify(
+                exc, base.JobFailed, f"Luma no longer has generation {job.id}"
+            ) from exc
+        return http.json_object(response)
+
+
+_STATES = {
+    "queued": base.JobState.QUEUED,
+    "pending": base.JobState.QUEUED,  # seen in older answers
+    "dreaming": base.JobState.RUNNING,
+    "completed": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+}
+
+
+def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
+    resolution = request.options.get("resolution", DEFAULT_RESOLUTION)
+    body: dict[str, Any] = {
+        "generation_type": "video",
+        "model": request.model,
+        "prompt": request.prompt,
+        "aspect_ratio": request.aspect_ratio,
+        "duration": f"{_seconds(request.duration)}s",
+        "resolution": str(resolution),
+    }
+    loop = request.options.get("loop")
+    if isinstance(loop, bool):
+        body["loop"] = loop
+    if request.image_url is not None:
+        if not request.image_url.startswith(("https://", "http://")):
+            raise base.InvalidInput(
+                "Luma needs an http(s) image URL (it fetches the image itself); "
+                "data: URIs are not supported on this route"
+            )
+        body["keyframes"] = {"frame0": {"type": "image", "url": request.image_url}}
+    if request.callback_url is not None:
+        body["callback_url"] = request.callback_url
+    return body
+
+
+def _seconds(duration: float) -> int:
+    """The shortest duration Luma offers that is at least the one asked for."""
+    for seconds in DURATIONS:
+        if duration <= seconds:
+            return seconds
+    allowed = ", ".join(str(d) for d in DURATIONS)
+    raise base.InvalidInput(f"Luma generates only these durations (seconds): {allowed}")
+
+
+def _video_url(generation: dict[str, Any]) -> str | None:
+    assets = generation.get("assets")
+    video = assets.get("video") if isinstance(assets, dict) else None
+    return video if isinstance(video, str) and video else None
+
+
+FACTORY = ProviderFactory("luma", (CREDENTIAL,), LumaProvider, DEFAULT_BASE_URL)
+
+__all__ = ["FACTORY", "LumaProvider"]

@@ -1,0 +1,215 @@
+"""OpenRouter's asynchronous video API: one host, one wire format, many makers' models.
+
+    POST /v1/videos            {model, prompt, duration, aspect_ratio, resolution, generate_audio,
+                                frame_images | input_references, callback_url, session_id,
+                                provider: {options}}  -> 202 {id, polling_url, status: "pending"}
+    GET  /v1/videos/{id}       {id, polling_url, status: pending | in_progress | completed |
+                                failed | cancelled | expired, error?, generation_id?,
+                                unsigned_urls?, usage: {cost, is_byok}?}
+    GET  /v1/videos/{id}/content?index=0   the MP4 (with the key)
+    GET  /v1/videos/models     {data: [{id, supported_durations, supported_aspect_ratios,
+                                supported_resolutions, ..., pricing_skus}]}
+
+(paths under `https://openrouter.ai/api`; `VIDROUTER_OPENROUTER_BASE_URL` replaces that.)
+OpenRouter normalises the request for every model, so a catalog route names only what varies
+by model, in its options: `resolution`, `generate_audio`, `image_as` ("first_frame", the
+default, or "reference"), `send_aspect_ratio` (default true) and `provider_options` (a JSON
+object string passed through as `provider.options`). There is no cancel endpoint.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import math
+from collections.abc import Mapping
+from typing import Any, ClassVar
+from urllib.parse import quote
+
+import httpx
+
+from vidrouter.domain.generation import JsonScalar
+from vidrouter.providers import base, http
+from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.images import decode_data_uri, to_data_uri
+from vidrouter.providers.openrouter import errors
+
+log = logging.getLogger(__name__)
+
+NAME = "openrouter"
+CREDENTIAL = "OPENROUTER_API_KEY"
+DEFAULT_BASE_URL = "https://openrouter.ai/api"
+TITLE = "vidrouter"
+OUR_RATIOS = ("16:9", "9:16", "1:1")
+_STATES = {
+    "pending": base.JobState.QUEUED,
+    "in_progress": base.JobState.RUNNING,
+    "completed": base.JobState.SUCCEEDED,
+    "failed": base.JobState.FAILED,
+    "expired": base.JobState.FAILED,
+    "cancelled": base.JobState.CANCELED,
+}
+
+
+class OpenRouterProvider:
+    name: ClassVar[str] = NAME
+    # OpenRouter: "typically 30 seconds to several minutes"; poll every 10-30 s. Seedance 2.0
+    # and Veo queue for many minutes under load; no longest run is documented.
+    poll_policy = base.PollPolicy.seconds(20, 10, 30, give_up=40 * 60)
+
+    def __init__(self, config: AdapterConfig) -> None:
+        self._key = config.credential(CREDENTIAL)
+        self._base = config.base_url
+        self._client = http.client_for(config, attribution_headers(config.public_url))
+
+    # --- the provider interface -----------------------------------------------------------
+
+    async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
+        body = await self._create_body(request)
+        response = await self._send("POST", "/v1/videos", json=body)
+        video = http.json_object(response)
+        job_id = video.get("id")
+        if not isinstance(job_id, str) or not job_id:
+            raise base.MalformedResponse("POST /v1/videos answered without a job id")
+        data: dict[str, JsonScalar] = {"model": request.model, "duration": body["duration"]}
+        return base.ProviderJob(job_id, data, request_id=errors.request_id(response))
+
+    async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
+        response = await self._send("GET", _job_path(job.id), lost_job=True)
+        return status_of(http.json_object(response), job.data)
+
+    async def fetch_result(self, job: base.ProviderJob) -> base.ResultRef:
+        # OpenRouter's authenticated content endpoint, on the host we talk to: the key is
+        # never sent to whatever host a status answer might name.
+        return base.ResultRef(
+            url=f"{self._base}{_job_path(job.id)}/content?index=0", headers=self._auth()
+        )
+
+    async def cancel(self, job: base.ProviderJob) -> None:
+        log.info("openrouter_cancel_unsupported", extra={"job_id": job.id})
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # --- HTTP -----------------------------------------------------------------------------
+
+    def _auth(self) -> dict[str, str]:
+        if self._key is None:
+            raise base.AccountRefused(f"{CREDENTIAL} is not set")
+        return {"Authorization": f"Bearer {self._key}"}
+
+    async def _send(
+        self, method: str, path: str, *, lost_job: bool = False, **kw: Any
+    ) -> httpx.Response:
+        refine = functools.partial(errors.refine, lost_job=lost_job)
+        return await http.send(
+            self._client, method, path, headers=self._auth(), refine=refine, **kw
+        )
+
+    async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
+        options = request.options
+        body: dict[str, Any] = {
+            "model": request.model,
+            "prompt": request.prompt,
+            "duration": max(1, math.ceil(request.duration - 1e-9)),
+            "session_id": request.generation_id,  # groups a generation's attempts in logs
+        }
+        if _flag(options, "send_aspect_ratio", True):
+            body["aspect_ratio"] = request.aspect_ratio
+        resolution = options.get("resolution")
+        if resolution is not None:
+            body["resolution"] = _text_option(options, "resolution")
+        if "generate_audio" in options:
+            body["generate_audio"] = _flag(options, "generate_audio", False)
+        if request.image_url:
+            # A URL (our content host's signed copy when it is public) OpenRouter fetches
+            # itself; a data: URI is checked (PNG or JPEG, at most 20 MiB) and sent inline.
+            url = request.image_url
+            if url.startswith("data:"):
+                url = to_data_uri(*decode_data_uri(url))
+            image: dict[str, Any] = {"type": "image_url", "image_url": {"url": url}}
+            mode = options.get("image_as", "first_frame")
+            if mode == "reference":
+                body["input_references"] = [image]
+            elif mode == "first_frame":
+                body["frame_images"] = [{**image, "frame_type": "first_frame"}]
+            else:
+                raise base.AccountRefused(
+                    f'{NAME} route option image_as must be "first_frame" or "reference"'
+                )
+        if request.callback_url:
+            body["callback_url"] = request.callback_url
+        passthrough = options.get("provider_options")
+        if passthrough is not None:
+            body["provider"] = {"options": _json_object_option(passthrough)}
+        return body
+
+
+def attribution_headers(public_url: str | None) -> dict[str, str]:
+    """OpenRouter's app attribution: the title, and the app's URL when we have a public one."""
+    headers = {"Accept": "application/json", "X-Title": TITLE, "X-OpenRouter-Title": TITLE}
+    if public_url:
+        headers["HTTP-Referer"] = public_url
+    return headers
+
+
+def _job_path(job_id: str) -> str:
+    return f"/v1/videos/{quote(job_id, safe='')}"
+
+
+def _flag(options: Mapping[str, JsonScalar], name: str, default: bool) -> bool:
+    value = options.get(name, default)
+    if not isinstance(value, bool):
+        raise base.AccountRefused(f"{NAME} route option {name} must be true or false")
+    return value
+
+
+def _text_option(options: Mapping[str, JsonScalar], name: str) -> str:
+    value = options.get(name)
+    if not isinstance(value, str) or not value:
+        raise base.AccountRefused(f"{NAME} route option {name} must be a string")
+    return value
+
+
+def _json_object_option(raw: JsonScalar) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise base.AccountRefused(
+            f"{NAME} route option provider_options must be a JSON object string"
+        )
+    return value
+
+
+# --- their answers onto ours ----------------------------------------------------------------
+
+
+def status_of(video: Mapping[str, Any], data: Mapping[str, JsonScalar]) -> base.ProviderStatus:
+    raw = video.get("status")
+    state = _STATES.get(raw) if isinstance(raw, str) else None
+    if state is None:
+        raise base.MalformedResponse(f"OpenRouter reported an unknown video status {raw!r}")
+    progress = video.get("progress")  # not in OpenRouter's schema; read where a proxy adds it
+    percent = max(0, min(100, int(progress))) if isinstance(progress, int | float) else None
+    if state is base.JobState.SUCCEEDED:
+        found: dict[str, JsonScalar] = dict(data)
+        generation_id = video.get("generation_id")
+        if isinstance(generation_id, str):
+            found["generation_id"] = generation_id
+        usage = video.get("usage")
+        cost = usage.get("cost") if isinstance(usage, Mapping) else None
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            found["cost_usd"] = float(cost)
+        # OpenRouter prices per second of the duration asked for; it reports only the charge.
+        billed = data.get("duration")
+        seconds = float(billed) if isinstance(billed, int | float) and billed > 0 else None
+        return base.ProviderStatus(state, progress=100, billed_seconds=seconds, data=found)
+    if state is base.JobState.FAILED:
+        return base.ProviderStatus(state, progress=percent, error=errors.job_failure(video))
+    return base.ProviderStatus(state, progress=percent)
+
+
+__all__ = ["OpenRouterProvider", "attribution_headers", "status_of"]
