@@ -11,7 +11,12 @@ async def test_healthz_and_readyz(app: Harness) -> None:
     assert (await app.client.get("/healthz")).json() == {"status": "ok"}
     ready = await app.client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready", "database": True, "workers": True}
+    assert ready.json() == {
+        "status": "ready",
+        "database": True,
+        "storage": True,
+        "workers": True,
+    }
 
 
 async def test_not_ready_without_workers(tmp_path: Path) -> None:

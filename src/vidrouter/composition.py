@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 import socket
 import uuid
 from collections.abc import AsyncIterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -37,13 +36,14 @@ from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
-from vidrouter.engine.results import ResultFetcher
+from vidrouter.engine.render_pool import make_render_pool
+from vidrouter.engine.results import ResultFetcher, sweep_scratch
 from vidrouter.engine.router import Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
-from vidrouter.storage.local import LocalStorage
+from vidrouter.storage.open import open_storage
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.budgets import BudgetStore
 from vidrouter.store.database import Database
@@ -51,24 +51,21 @@ from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.store.route_health import RouteStore
+from vidrouter.store.route_slots import RouteSlots
 from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
+from vidrouter.store.wakeups import WakeupListener
 from vidrouter.usecases.budgets import Budgets
 from vidrouter.usecases.callbacks import ProviderCallbacks
 from vidrouter.usecases.generations import CreatePolicy, Generations
 from vidrouter.usecases.models import ModelCatalog
 from vidrouter.usecases.rate_limits import Limiter, LimitPolicy
+from vidrouter.usecases.readiness import ReadinessCheck
 from vidrouter.webhooks.deliver import WebhookSender
 
 log = logging.getLogger(__name__)
 
 WEBHOOK_CONCURRENCY = 16
-
-
-def _lower_priority() -> None:
-    # Renders are batch work: the API in the parent process must stay responsive.
-    with contextlib.suppress(OSError):
-        os.nice(10)
 
 
 class Composition:
@@ -92,7 +89,7 @@ class Composition:
             sync_seconds=settings.rate_limit_sync_seconds,
         )
         self.deliveries = DeliveryStore(self.db)
-        self.storage = LocalStorage(self.data_dir / "blobs")
+        self.storage = open_storage(settings.storage_url, self.data_dir, settings.env)
         self._pool: Executor | None = None
         self.providers = Providers(
             ProviderContext(settings, self.data_dir / "work", self._render_pool)
@@ -109,14 +106,27 @@ class Composition:
                 ),
             ),
         )
-        self.router = Router(self.catalog, self.providers, self.circuits, self.routes)
+        self.router = Router(
+            self.catalog,
+            self.providers,
+            self.circuits,
+            self.routes,
+            RouteSlots(self.db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)),
+        )
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
         self.webhook_loop: WorkLoop[Delivery] | None = None
+        self.wakeups: WakeupListener | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: list[httpx.AsyncClient] = []
         self.budgets = Budgets(BudgetStore(self.db), clock=clock)
+        # /readyz: database (read + write), storage, and the work loops where they run.
+        self.readiness = ReadinessCheck(
+            self.db,
+            self.storage,
+            workers_running=None if settings.role == "api" else lambda: self.workers_running,
+        )
         self.models = ModelCatalog(self.catalog, self.providers.usable, self.circuits)
         self.use_cases = Generations(
             self.generations,
@@ -143,23 +153,24 @@ class Composition:
             limiter=self.limiter,
             presenter=Presenter(lambda: self.signer, self.clock),
             storage=self.storage,
-            content=ContentHost(self.storage, lambda: self.signer, self.clock),
+            content=ContentHost(
+                self.storage,
+                lambda: self.signer,
+                self.clock,
+                redirect=self.settings.content_delivery == "redirect",
+            ),
             callbacks=ProviderCallbacks(
                 lambda: self.callbacks, self.generations, self.clock, self.wake
             ),
             usage=UsageStore(self.db),
             budgets=self.budgets,
             clock=self.clock,
-            readiness=self,
+            readiness=self.readiness,
         )
 
     def _render_pool(self) -> Executor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.settings.render_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-            )
+            self._pool = make_render_pool(self.settings.render_processes)
         return self._pool
 
     async def open(self) -> None:
@@ -185,6 +196,8 @@ class Composition:
             timeout=httpx.Timeout(60.0, connect=10.0), follow_redirects=True, trust_env=False
         )
         self._http.append(download_client)
+        scratch = self.data_dir / "work" / "downloads"
+        sweep_scratch(scratch)  # what a process killed here left (it cannot clean up itself)
         advancer = Advancer(
             self.catalog,
             self.providers,
@@ -192,7 +205,7 @@ class Composition:
             self.circuits,
             self.storage,
             self.signer,
-            ResultFetcher(self.data_dir / "work" / "downloads", download_client),
+            ResultFetcher(scratch, download_client),
             self.clock,
             delay_scale=settings.provider_delay_scale,
             callback_url=self.callbacks.url_for,
@@ -250,6 +263,15 @@ class Composition:
         if settings.workers > 0:
             self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
         self._tasks.append(asyncio.create_task(self.webhook_loop.run(), name="webhooks"))
+        # Work written by other processes (an API node's create) wakes us at once.
+        self.wakeups = WakeupListener(
+            settings.resolved_database_url,
+            {
+                "generations": self.generation_loop.wake,
+                "webhook_deliveries": self.webhook_loop.wake,
+            },
+        )
+        self.wakeups.start()
 
     def wake(self) -> None:
         """New work was written: an idle worker starts on it at once."""
@@ -272,6 +294,8 @@ class Composition:
         )
 
     async def close(self, grace: float = 10.0) -> None:
+        if self.wakeups is not None:
+            await self.wakeups.stop()
         for loop in (self.generation_loop, self.webhook_loop):
             if loop is not None:
                 await loop.stop(grace)
@@ -289,6 +313,7 @@ class Composition:
         if self._pool is not None:
             _stop_pool(self._pool)
         await self.limiter.aclose()
+        await self.storage.aclose()
         await self.db.close()
 
 

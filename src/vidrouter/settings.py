@@ -60,6 +60,15 @@ class Settings(BaseSettings):
     provider_callbacks: Literal["auto", "on", "off"] = "auto"
 
     catalog: Path | None = None
+    # Where finished videos go: file:///DIR (default: the data dir's blobs/) or
+    # s3://BUCKET[/PREFIX] with the standard AWS_* variables (see docs/deployment.md).
+    storage_url: str | None = None
+    # How the content host serves them: stream from the store ("proxy", any replica serves
+    # any video) or a 302 to a presigned URL of the store ("redirect", for CDN-fronted ones).
+    content_delivery: Literal["proxy", "redirect"] = "proxy"
+    # What `vidrouter serve` runs: "api" (HTTP API + content host), "worker" (engine,
+    # webhooks, local renderer, a health endpoint) or "all" (both, one process).
+    role: Literal["all", "api", "worker"] = "all"
     signing_secret: str | None = None
     content_url_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
 

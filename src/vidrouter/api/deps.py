@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Protocol
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Request
 
@@ -25,12 +25,10 @@ from vidrouter.usecases.rate_limits import Limiter, enforce
 
 
 class Readiness(Protocol):
-    """What /readyz asks of the process."""
+    """What /readyz asks of the process: (ready, the body to answer); see
+    usecases/readiness.py."""
 
-    async def database_ok(self) -> bool: ...
-
-    @property
-    def workers_running(self) -> bool: ...
+    async def check(self) -> tuple[bool, dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -40,6 +38,7 @@ class ContentHost:
     storage: BlobStorage
     signer_of: Callable[[], UrlSigner | None]  # set once the process has opened
     clock: Clock
+    redirect: bool = False  # VIDROUTER_CONTENT_DELIVERY=redirect: 302 to the store
 
     @property
     def signer(self) -> UrlSigner | None:

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from vidrouter.domain.errors import RequestError, Unavailable
+from vidrouter.store import outage
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,28 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(400, "parameter_invalid", message, param)
 
 
+def _outage_response(request: Request, exc: Exception) -> JSONResponse | None:
+    down = outage.classify(exc)  # a dependency down is an outage to wait out, not a bug
+    if down is None:
+        return None
+    log.warning("dependency_unavailable", extra={"path": request.url.path, "code": down.code})
+    return error_response(
+        503, down.code, down.message, headers={"Retry-After": str(outage.RETRY_AFTER_SECONDS)}
+    )
+
+
+async def _outage(request: Request, exc: Exception) -> JSONResponse:
+    """Database and storage errors raised by a route: 503 when they mean an outage."""
+    response = _outage_response(request, exc)
+    if response is None:
+        raise exc  # a bug: the 500 handler logs it
+    return response
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    response = _outage_response(request, exc)  # raised outside the routes (middleware)
+    if response is not None:
+        return response
     log.exception("unhandled_error", extra={"path": request.url.path}, exc_info=exc)
     return error_response(500, "internal_error", "an internal error occurred; it has been logged")
 
@@ -127,4 +149,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(PermissionDenied, _permission_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    for kind in outage.OUTAGE_CANDIDATES:
+        app.add_exception_handler(kind, _outage)
     app.add_exception_handler(Exception, _unexpected)

@@ -1,4 +1,5 @@
-"""`vidrouter serve`: API, workers and content host in one process, on the embedded default."""
+"""`vidrouter serve`: API, workers and content host in one process, on the embedded default;
+or one role of a multi-machine deployment (`--role api|worker`, see docs/deployment.md)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable, Iterator
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 import uvicorn
 from rich.console import Console
 
+from vidrouter.api.worker_health import worker_health_app
 from vidrouter.cli.common import configure_logging, settings_from
 from vidrouter.cli.server_limits import server_options
 from vidrouter.composition import Composition, create_app
@@ -22,15 +24,27 @@ log = logging.getLogger(__name__)
 console = Console(stderr=False)
 
 SHUTDOWN_GRACE_SECONDS = 10.0
+Role = Literal["all", "api", "worker"]
+ROLES: tuple[Role, ...] = ("all", "api", "worker")
 
 
 def serve(
     ctx: typer.Context,
     host: Annotated[str | None, typer.Option(help="Address to listen on (VIDROUTER_HOST).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (VIDROUTER_PORT, default 8000).")] = None,
+    role: Annotated[
+        str | None,
+        typer.Option(
+            help="all (default): everything in one process; api: the HTTP API and content "
+            "host, no engine; worker: the engine, webhooks and local renderer, with only "
+            "/healthz and /readyz on the port (VIDROUTER_ROLE)."
+        ),
+    ] = None,
 ) -> None:
-    """Run the service: the API, the workers and the content host."""
-    settings = settings_from(ctx, host=host, port=port)
+    """Run the service: the API, the workers and the content host (or one role of them)."""
+    if role is not None and role not in ROLES:
+        raise typer.BadParameter(f"--role must be one of {', '.join(ROLES)}", param_hint="--role")
+    settings = settings_from(ctx, host=host, port=port, role=role)
     configure_logging(settings.log_level)
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         runner.run(_serve(settings))
@@ -49,9 +63,15 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 async def _serve(settings: Settings) -> None:
     service = Composition(settings)
     await service.open()
-    await _welcome(service)
-    service.start_workers()
-    app = create_app(settings, composition=service)
+    if settings.role != "worker":
+        await _welcome(service)
+    if settings.role != "api":
+        service.start_workers()
+    app = (
+        worker_health_app(service.readiness)
+        if settings.role == "worker"
+        else create_app(settings, composition=service)
+    )
     config = uvicorn.Config(
         app,
         host=settings.host,

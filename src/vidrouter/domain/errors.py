@@ -6,10 +6,18 @@ VidrouterError
 │   ├── NotFound            404 not_found_error
 │   ├── Conflict            409 conflict_error
 │   └── Unavailable         503 service_unavailable_error
+├── StorageUnavailable      our blob storage is full or unreachable (work waits; never a
+│                           provider's fault)
 └── (ProviderError, StoreError ... live in their own packages)
 """
 
 from __future__ import annotations
+
+import errno
+
+# The errors of a disk that cannot take more (full, over quota, read-only, failing): our
+# storage's fault, not the provider's, and worth waiting out rather than failing the work.
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
 
 
 class VidrouterError(Exception):
@@ -51,3 +59,13 @@ class Unavailable(RequestError):
     ) -> None:
         super().__init__(message, code=code, param=param)
         self.retry_after = retry_after
+
+
+class StorageUnavailable(VidrouterError):
+    """The blob store cannot take or give data now (full, unreachable, refusing): the work
+    waits and tries again; it is never blamed on a provider."""
+
+
+def is_storage_error(exc: BaseException) -> bool:
+    """Whether an OS error means our disk cannot take more (as opposed to a bug)."""
+    return isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS

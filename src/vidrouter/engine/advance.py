@@ -35,7 +35,7 @@ from vidrouter.providers.base import (
     ProviderStatus,
 )
 from vidrouter.providers.registry import Providers
-from vidrouter.storage.base import BlobStorage
+from vidrouter.storage.base import BlobStorage, StorageUnavailable, is_storage_error
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.deliveries import Delivery
 from vidrouter.webhooks.outbox import deliveries_for
@@ -89,11 +89,22 @@ class Advancer:
         now = self._clock()
         if g.deadline_at is not None and now >= g.deadline_at:
             return await self._time_out(g)
-        if g.step is Step.SUBMIT:
-            return await self._submit(g)
-        if g.step in (Step.POLL, Step.DOWNLOAD):
-            return await self._poll(g)
+        try:
+            if g.step is Step.SUBMIT:
+                return await self._submit(g)
+            if g.step in (Step.POLL, Step.DOWNLOAD):
+                return await self._poll(g)
+        except StorageUnavailable as exc:
+            return self._storage_wait(g, str(exc))
+        except OSError as exc:
+            if not is_storage_error(exc):
+                raise
+            return self._storage_wait(g, str(exc))
         return self.fail(g, "internal_error", f"generation in unexpected step {g.step}")
+
+    def _storage_wait(self, g: Generation, reason: str) -> Outcome:
+        log.warning("generation_storage_wait", extra={"generation_id": g.id, "error": reason[:300]})
+        return Outcome(t.storage_wait(g, self._clock()))
 
     # --- submit -----------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from vidrouter.domain.media import IMAGE_EXTENSIONS, MEDIA_TYPES
 from vidrouter.providers.images import load_image, to_data_uri
-from vidrouter.storage.base import BlobStorage
+from vidrouter.storage.base import BlobStorage, read_all
 from vidrouter.storage.signing import UrlSigner
 
 _EXTENSIONS = IMAGE_EXTENSIONS
@@ -50,9 +50,7 @@ class InputImages:
             return self._signer.sign(stored, now)
         if not image_url.startswith("data:"):
             return image_url
-        path = self._storage.local_path(stored)
-        assert path is not None
-        data = await asyncio.to_thread(path.read_bytes)
+        data = await read_all(self._storage, stored)
         return to_data_uri(data, _MIMES[stored.rsplit(".", 1)[1]])
 
     async def _stored(self, generation_id: str) -> str | None:

@@ -41,7 +41,8 @@ class ResultFetcher:
         if ref.url is None:
             raise MalformedResponse("the provider returned no result location")
         await asyncio.to_thread(self._scratch.mkdir, parents=True, exist_ok=True)
-        target = self._scratch / f"{uuid.uuid4().hex}.mp4"
+        # Named after this process, so that a restart can tell a dead process's leftovers.
+        target = self._scratch / f"{os.getpid()}-{uuid.uuid4().hex}.mp4"
         try:
             await self._download(ref, target)
         except BaseException:
@@ -74,6 +75,28 @@ class ResultFetcher:
             raise ProviderUnavailable(f"result download timed out: {exc}") from exc
         except httpx.TransportError as exc:
             raise ProviderUnavailable(f"result download failed: {exc}") from exc
+
+
+def sweep_scratch(scratch: Path) -> int:
+    """Remove the downloads a killed process left behind (theirs only: several processes
+    may share one data dir). Returns how many."""
+    removed = 0
+    for path in scratch.glob("*-*.mp4*"):
+        pid = path.name.split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 async def inspect_and_normalise(path: Path) -> VideoInfo:

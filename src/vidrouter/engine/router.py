@@ -5,11 +5,10 @@ generation, routes that already failed it come last, so a retryable failure fail
 the next host. A route is skipped while its circuit is open or its provider account runs
 as many jobs as its cap allows; when every route is skipped the work waits in our queue.
 
-A cap counts the jobs the store shows on the route plus the submits this process has chosen
-the route for and not yet saved (`release` ends those), so that workers choosing at once
-do not all see the same free slot. Processes sharing one database do not see each other's
-unsaved submits: across processes, a cap can be passed by the submits other processes have
-under way at that moment.
+A cap counts the jobs the store shows on the route plus the submits chosen for it and not
+yet saved (`release` ends those). With `slots` (the service always passes them) those
+submits are rows of the database, so the cap is exact across processes
+(store/route_slots.py); without, only this process's own are counted.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from vidrouter.domain.generation import Generation
 from vidrouter.engine.circuits import Circuits
 from vidrouter.providers.registry import Providers
 from vidrouter.store.route_health import RouteStore
+from vidrouter.store.route_slots import RouteSlots
 
 FAILED_OUTCOMES = frozenset({"submit_failed", "failed"})
 _BUSY_WAIT = timedelta(seconds=2)
@@ -37,7 +37,12 @@ class RouteChoice:
 
 class Router:
     def __init__(
-        self, catalog: Catalog, providers: Providers, circuits: Circuits, routes: RouteStore
+        self,
+        catalog: Catalog,
+        providers: Providers,
+        circuits: Circuits,
+        routes: RouteStore,
+        slots: RouteSlots | None = None,
     ) -> None:
         self._catalog = catalog
         self._providers = providers
@@ -45,6 +50,7 @@ class Router:
         self._routes = routes
         self._reserved: defaultdict[str, set[str]] = defaultdict(set)  # route -> generations
         self._cap_lock = asyncio.Lock()
+        self._slots = slots  # exact caps across processes (see store/route_slots.py)
 
     def failures_of(self, g: Generation) -> list[str]:
         return [a.route for a in g.attempts if a.outcome in FAILED_OUTCOMES]
@@ -66,6 +72,13 @@ class Router:
         return RouteChoice(None, min(_BUSY_WAIT * 5, max(_BUSY_WAIT, timedelta(seconds=wait))))
 
     async def _reserve(self, route: Route, cap: int, generation_id: str) -> bool:
+        if self._slots is not None:
+            if not await self._slots.reserve(route.key, cap, generation_id):
+                return False
+            if not await self._circuits.may_use(route.key):
+                await self._slots.release(generation_id)
+                return False
+            return True
         async with self._cap_lock:
             held = self._reserved[route.key]
             # Counted before the read: a submit saved and released during it is then still
@@ -82,6 +95,8 @@ class Router:
         """The generation's step is saved (or given up): a slot it reserved is free again."""
         for held in self._reserved.values():
             held.discard(generation_id)
+        if self._slots is not None:
+            self._slots.release_soon(generation_id)
 
     def untried(self, g: Generation) -> bool:
         """Whether some usable route has not failed this generation yet."""

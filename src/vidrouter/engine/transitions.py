@@ -26,6 +26,7 @@ from vidrouter.providers.base import AuthFailed, ProviderError, RateLimited
 MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
 # Jobs a provider accepted and then failed: each may have cost money, so few are tried.
 MAX_JOB_FAILURES = 3
+STORAGE_UNAVAILABLE = "storage_unavailable"  # our storage full or unreachable
 
 Backoff = Callable[[int, float | None], timedelta]
 """(tries so far, the provider's Retry-After or None) -> the wait before the next try."""
@@ -177,9 +178,36 @@ def job_failed(
     return Decision(row, CircuitEffect.FAILURE)
 
 
+def storage_wait(g: Generation, now: datetime) -> Generation:
+    """Our own storage (disk full, object store down) stopped the step: not the provider's
+    fault, so no route is blamed and no try is spent. The step is repeated, each wait about
+    as long as the outage so far (1 s to 60 s), until the deadline; the first such failure
+    is recorded as a `storage_failed` attempt."""
+    last = g.attempts[-1] if g.attempts else None
+    attempts = g.attempts
+    if last is not None and last.error_code == STORAGE_UNAVAILABLE:
+        since = last.at
+    else:
+        since = now
+        attempt = Attempt(
+            g.route or "", g.provider_job_id, "storage_failed", now, STORAGE_UNAVAILABLE
+        )
+        attempts = (*attempts, attempt)
+    delay = timedelta(seconds=min(60.0, max(1.0, (now - since).total_seconds())))
+    next_at = now + delay
+    if g.deadline_at is not None:
+        next_at = min(next_at, g.deadline_at)
+    return unleased(g, now, next_at, attempts=attempts)
+
+
 def timed_out(g: Generation, now: datetime) -> TimeOut:
     """The generation's deadline passed. A job still at a provider is a `timeout` (and is
-    canceled there); one never accepted anywhere reports the providers' last refusal."""
+    canceled there); one never accepted anywhere reports the providers' last refusal; one
+    that waited for our storage to its end is `storage_unavailable` (never the provider's)."""
+    last_try = g.attempts[-1] if g.attempts else None
+    if last_try is not None and last_try.error_code == STORAGE_UNAVAILABLE:
+        message = "the video could not be stored in time: storage unavailable"
+        return TimeOut(failed(g, now, STORAGE_UNAVAILABLE, message), False)
     if g.provider_job_id is not None:
         return TimeOut(failed(g, now, "timeout", "the provider did not finish in time"), True)
     last = g.attempts[-1] if g.attempts else None

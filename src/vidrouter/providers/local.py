@@ -15,6 +15,7 @@ import zlib
 from pathlib import Path
 from typing import ClassVar
 
+from vidrouter.domain.errors import StorageUnavailable, is_storage_error
 from vidrouter.providers import base
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.local_render import RESOLUTIONS, RenderResult, RenderSpec, render_video
@@ -74,7 +75,10 @@ class LocalProvider:
         if future.cancelled():
             return
         error = future.exception()
-        if error is not None:
+        if error is not None and is_storage_error(error):
+            # Our disk, not the render, failed: the generation waits and renders again.
+            self._failures[job_id] = f"storage:{error}"
+        elif error is not None:
             log.error("local_render_failed", extra={"job_id": job_id}, exc_info=error)
             self._failures[job_id] = f"{type(error).__name__}: {error}"
 
@@ -83,6 +87,9 @@ class LocalProvider:
         if out.exists():
             return base.ProviderStatus(base.JobState.SUCCEEDED, progress=100)
         failure = self._failures.pop(job.id, None)
+        if failure is not None and failure.startswith("storage:"):
+            progress.unlink(missing_ok=True)  # so that the next poll renders it again
+            raise StorageUnavailable(f"local render could not write: {failure[8:]}")
         if failure is not None:
             return base.ProviderStatus(
                 base.JobState.FAILED, error=base.JobFailed(f"render failed: {failure}")

@@ -6,9 +6,14 @@ import asyncio
 import hashlib
 import os
 import shutil
+import uuid
+from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
-from vidrouter.storage.base import BlobInfo
+from vidrouter.storage.base import BlobInfo, StorageUnavailable, is_storage_error
+
+_CHUNK = 256 * 1024
 
 
 class LocalStorage:
@@ -28,16 +33,25 @@ class LocalStorage:
             return None
 
     async def put_file(self, key: str, source: Path) -> BlobInfo:
-        return await asyncio.to_thread(self._put_file, key, source)
+        try:
+            return await asyncio.to_thread(self._put_file, key, source)
+        except OSError as exc:
+            if is_storage_error(exc):
+                raise StorageUnavailable(f"local storage cannot take the video: {exc}") from exc
+            raise
 
     def _put_file(self, key: str, source: Path) -> BlobInfo:
         target = self._path(key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".part")
-        shutil.copyfile(source, partial)
-        with partial.open("rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(partial, target)
+        partial = target.with_name(f"{target.name}.{uuid.uuid4().hex[:8]}.part")
+        try:
+            shutil.copyfile(source, partial)
+            with partial.open("rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(partial, target)
+        except BaseException:
+            partial.unlink(missing_ok=True)  # a full disk must not keep half a video
+            raise
         return self._info(key, target)
 
     async def stat(self, key: str) -> BlobInfo | None:
@@ -57,7 +71,49 @@ class LocalStorage:
         tag = hashlib.sha256(f"{key}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:32]
         return BlobInfo(key=key, size=st.st_size, etag=tag)
 
+    async def read(self, key: str, start: int, end: int) -> AsyncIterator[bytes]:
+        path = self._path(key)
+        handle = await asyncio.to_thread(path.open, "rb")
+        try:
+            await asyncio.to_thread(handle.seek, start)
+            remaining = end - start
+            while remaining > 0:
+                chunk = await asyncio.to_thread(handle.read, min(_CHUNK, remaining))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+                yield chunk
+        finally:
+            await asyncio.to_thread(handle.close)
+
+    async def presigned_url(self, key: str, expires_in: timedelta) -> str | None:
+        return None
+
     async def delete(self, key: str) -> None:
         path = self.local_path(key)
         if path is not None:
             await asyncio.to_thread(path.unlink, True)
+
+    async def check(self) -> None:
+        try:
+            await asyncio.to_thread(self._probe)
+        except OSError as exc:
+            raise StorageUnavailable(
+                f"local storage at {self.root} is not writable: {exc}"
+            ) from exc
+
+    def _probe(self) -> None:
+        # A real write and fsync: a full disk refuses it, where statvfs would still say the
+        # reserved blocks a root process may use are free.
+        self.root.mkdir(parents=True, exist_ok=True)
+        probe = self.root / f".probe-{uuid.uuid4().hex[:8]}"
+        try:
+            with probe.open("wb") as handle:
+                handle.write(b"\0" * 4096)
+                handle.flush()
+                os.fsync(handle.fileno())
+        finally:
+            probe.unlink(missing_ok=True)
+
+    async def aclose(self) -> None:
+        return None

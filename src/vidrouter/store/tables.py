@@ -186,3 +186,16 @@ rate_counters = Table(
     Column("window_start", BigInteger, nullable=False),  # unix seconds
     Column("hits", Integer, nullable=False),
 )
+
+# A submit reserved on a route with a `max_concurrent` cap, from the choice of the route
+# until the step's outcome is saved (migration 0005; store/route_slots.py). Expires with
+# the lease of a process that died meanwhile.
+route_slots = Table(
+    "route_slots",
+    metadata,
+    Column("generation_id", String(64), primary_key=True),
+    Column("route", String(300), nullable=False),
+    Column("owner", String(64), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+    Index("ix_route_slots_route", "route"),
+)

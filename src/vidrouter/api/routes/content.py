@@ -1,20 +1,43 @@
 """The content host: finished videos at signed, expiring URLs, no API key needed.
 
 Served with Range / 206, HEAD, ETag and `video/mp4`, so the URL can go straight into a
-`<video>` tag. A tampered or expired signature is a 403.
+`<video>` tag. A tampered or expired signature is a 403. Range handling is ours (see
+`storage/ranges.py`): an invalid range is ignored (200, the whole video), an unsatisfiable
+one is a 416 in our error shape.
+
+`VIDROUTER_CONTENT_DELIVERY=proxy` (default) streams the bytes from the store, so any API
+replica serves any video (a local store is sent as a file response); `redirect` answers
+with a 302 to a short-lived presigned URL of the store (for CDN-fronted deployments; a
+store without presigned URLs, local disk, is streamed as in `proxy`).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from vidrouter.api.deps import ContentDep
-from vidrouter.api.errors import PermissionDenied
-from vidrouter.domain.errors import NotFound
+from vidrouter.api.errors import PermissionDenied, error_body
+from vidrouter.domain.errors import NotFound, Unavailable
 from vidrouter.domain.media import media_type_of
+from vidrouter.storage.base import BlobInfo, BlobStorage, StorageUnavailable
+from vidrouter.storage.ranges import (
+    ByteRange,
+    Unsatisfiable,
+    if_range_allows,
+    none_match,
+    parse_range,
+)
 
 router = APIRouter(tags=["content"])
+
+# A presigned URL only needs to outlive the redirect it is handed in.
+PRESIGNED_SECONDS = 300
+STORAGE_RETRY_AFTER = 5
 
 
 @router.api_route(
@@ -28,12 +51,121 @@ async def get_content(key: str, request: Request, host: ContentDep) -> Response:
             "invalid_signature",
             "the content URL is invalid or has expired; fetch the generation again for a fresh one",
         )
-    info = await host.storage.stat(key)
-    path = host.storage.local_path(key)
-    if info is None or path is None:
-        raise NotFound("the video no longer exists", code="content_not_found")
-    headers = {"Cache-Control": "private, max-age=3600", "ETag": f'"{info.etag}"'}
-    match = request.headers.get("if-none-match")
-    if match is not None and headers["ETag"] in [t.strip() for t in match.split(",")]:
-        return Response(status_code=304, headers=headers)
-    return FileResponse(path, media_type=media_type_of(key), headers=headers)
+    return await serve_blob(
+        request,
+        host.storage,
+        key,
+        redirect=host.redirect,
+        cache_control="private, max-age=3600",
+    )
+
+
+async def serve_blob(
+    request: Request,
+    storage: BlobStorage,
+    key: str,
+    *,
+    redirect: bool = False,
+    cache_control: str = "private, max-age=3600",
+    media_type: str | None = None,
+) -> Response:
+    """One blob over HTTP with ranges, conditionals and HEAD (also used by /v1/videos)."""
+    try:
+        info = await storage.stat(key)
+        if info is None:
+            raise NotFound("the video no longer exists", code="content_not_found")
+        media = media_type or media_type_of(key)
+        headers = {
+            "Cache-Control": cache_control,
+            "ETag": f'"{info.etag}"',
+            "Accept-Ranges": "bytes",
+        }
+        if none_match(request.headers.get("if-none-match"), headers["ETag"]):
+            return Response(status_code=304, headers=headers)
+        if redirect:
+            url = await storage.presigned_url(key, timedelta(seconds=PRESIGNED_SECONDS))
+            if url is not None:
+                return Response(
+                    status_code=302, headers={"Location": url, "Cache-Control": "no-store"}
+                )
+        try:
+            byte_range = _range_of(request, info, headers["ETag"])
+        except Unsatisfiable:
+            return _unsatisfiable(info.size)
+    except StorageUnavailable as exc:
+        raise Unavailable(
+            "the video store is unreachable; try again shortly",
+            code="storage_unavailable",
+            retry_after=STORAGE_RETRY_AFTER,
+        ) from exc
+    path = storage.local_path(key)
+    if path is not None:
+        return _LocalFile(path, byte_range, media_type=media, headers=headers)
+    return _streamed(request, storage, info, byte_range, media, headers)
+
+
+def _range_of(request: Request, info: BlobInfo, etag: str) -> ByteRange | None:
+    """The range to send (None: the whole blob); raises Unsatisfiable."""
+    if not if_range_allows(request.headers.get("if-range"), etag):
+        return None
+    return parse_range(request.headers.get("range"), info.size)
+
+
+def _unsatisfiable(size: int) -> JSONResponse:
+    body = error_body(
+        416,
+        "range_not_satisfiable",
+        f"the requested range is outside the video ({size} bytes)",
+        "Range",
+        error_type="invalid_request_error",
+    )
+    return JSONResponse(body, status_code=416, headers={"Content-Range": f"bytes */{size}"})
+
+
+def _streamed(
+    request: Request,
+    storage: BlobStorage,
+    info: BlobInfo,
+    byte_range: ByteRange | None,
+    media_type: str,
+    headers: dict[str, str],
+) -> Response:
+    start, end = (byte_range.start, byte_range.end) if byte_range else (0, info.size)
+    headers = {**headers, "Content-Length": str(end - start)}
+    status = 200
+    if byte_range is not None:
+        status = 206
+        headers["Content-Range"] = f"bytes {start}-{end - 1}/{info.size}"
+    if request.method == "HEAD":
+        return Response(status_code=status, headers=headers, media_type=media_type)
+    return StreamingResponse(
+        _chunks(storage, info.key, start, end),
+        status_code=status,
+        headers=headers,
+        media_type=media_type,
+    )
+
+
+async def _chunks(storage: BlobStorage, key: str, start: int, end: int) -> AsyncIterator[bytes]:
+    async for chunk in storage.read(key, start, end):
+        yield chunk
+
+
+class _LocalFile(FileResponse):
+    """The framework's file response (sendfile-style where the server offers it), told
+    exactly which range to send: our parsing decides, never its own."""
+
+    def __init__(self, path: object, byte_range: ByteRange | None, **kwargs: object) -> None:
+        super().__init__(path, **kwargs)  # type: ignore[arg-type]
+        self._byte_range = byte_range
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kept = [
+            (name, value)
+            for name, value in scope.get("headers", [])
+            if name.lower() not in (b"range", b"if-range")
+        ]
+        if self._byte_range is not None:
+            r = self._byte_range
+            kept.append((b"range", f"bytes={r.start}-{r.end - 1}".encode()))
+        await super().__call__({**scope, "headers": kept}, receive, send)

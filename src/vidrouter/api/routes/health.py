@@ -17,10 +17,5 @@ async def healthz() -> JSONResponse:
 
 @router.get("/readyz", response_model=None)
 async def readyz(process: ReadinessDep) -> JSONResponse:
-    database = await process.database_ok()
-    workers = process.workers_running
-    ready = database and workers
-    return JSONResponse(
-        {"status": "ready" if ready else "not_ready", "database": database, "workers": workers},
-        status_code=200 if ready else 503,
-    )
+    ready, body = await process.check()
+    return JSONResponse(body, status_code=200 if ready else 503)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
+from vidrouter.api.routes.content import serve_blob
 from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, Cost, ErrorOut
 from vidrouter.domain.errors import InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
@@ -183,6 +184,7 @@ async def delete_video(video_id: str, generations: GenerationsDep, key: CurrentK
 )
 async def download_video_content(
     video_id: str,
+    request: Request,
     generations: GenerationsDep,
     storage: StorageDep,
     key: CurrentKey,
@@ -207,15 +209,9 @@ async def download_video_content(
             code="video_not_ready",
             param="video_id",
         )
-    info = await storage.stat(g.video_key) if g.video_key else None
-    path = storage.local_path(g.video_key) if g.video_key else None
-    if info is None or path is None:
+    if g.video_key is None:
         raise NotFound("the video's content no longer exists", code="content_not_found")
-    return FileResponse(
-        path,
-        media_type="video/mp4",
-        headers={"Cache-Control": "private, max-age=3600", "ETag": f'"{info.etag}"'},
-    )
+    return await serve_blob(request, storage, g.video_key, media_type="video/mp4")
 
 
 async def _video_request(request: Request) -> wire.VideoRequest:
