@@ -37,7 +37,21 @@ async def test_list_and_detail(app: Harness) -> None:
 
     detail = await app.client.get("/v1/models/local-preview", headers=app.auth(key))
     assert detail.status_code == 200
-    assert detail.json() == {**local, "object": "model"}
+    item = detail.json()
+    routes = item.pop("routes")  # the item alone shows the routes (docs/routing.md)
+    assert item == {**local, "object": "model"}
+    assert routes == [
+        {
+            "provider": "local",
+            "price_per_second": 0.0,
+            "state": "available",
+            "success_rate": None,
+            "p50_seconds": None,
+            "p95_seconds": None,
+            "completed": 0,
+            "failed": 0,
+        }
+    ]
 
 
 async def test_unknown_model_is_404(app: Harness) -> None:

@@ -14,6 +14,7 @@ from vidrouter.engine import transitions as t
 from vidrouter.providers.base import (
     AuthFailed,
     ContentRejected,
+    InvalidInput,
     JobFailed,
     ProviderError,
     ProviderUnavailable,
@@ -136,7 +137,7 @@ def test_a_retryable_job_failure_is_submitted_again_without_its_job() -> None:
     error = JobFailed("gpu lost", retryable=True, provider_code="E500")
     decision = t.job_failed(polling(), error, ROUTE, NOW, untried=untried, pacing=PACED)
     g = decision.generation
-    assert decision.circuit is t.CircuitEffect.FAILURE
+    assert decision.circuit is t.CircuitEffect.JOB_FAILED  # a lost job of its route
     assert (g.step, g.provider_job_id, g.provider_job_data, g.progress) == (
         Step.SUBMIT,
         None,
@@ -148,9 +149,24 @@ def test_a_retryable_job_failure_is_submitted_again_without_its_job() -> None:
     assert asked and asked[0].attempts[-1].outcome == "failed"  # asked with this failure
 
 
-def test_a_job_failure_that_is_the_users_fails_without_counting_against_the_route() -> None:
-    decision = t.job_failed(polling(), JobFailed("bad prompt"), ROUTE, NOW, untried=lambda _: True)
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(ContentRejected("flagged"), "content_policy"), (InvalidInput("bad prompt"), "invalid_input")],
+)
+def test_a_job_failure_that_is_the_users_fails_without_counting_against_the_route(
+    error: ProviderError, code: str
+) -> None:
+    decision = t.job_failed(polling(), error, ROUTE, NOW, untried=lambda _: True)
     assert decision.circuit is t.CircuitEffect.NONE
+    assert_failed(decision.generation, code)
+
+
+def test_a_job_the_provider_failed_for_good_fails_and_counts_against_the_route() -> None:
+    # Not retryable, but the provider's own failure: the route did not deliver.
+    decision = t.job_failed(
+        polling(), JobFailed("engine error"), ROUTE, NOW, untried=lambda _: True
+    )
+    assert decision.circuit is t.CircuitEffect.JOB_FAILED
     assert_failed(decision.generation, "provider_error")
 
 
@@ -166,9 +182,39 @@ def test_jobs_are_resubmitted_at_most_max_job_failures_times() -> None:
         NOW,
         untried=lambda _: True,
     )
-    assert decision.circuit is t.CircuitEffect.FAILURE
+    assert decision.circuit is t.CircuitEffect.JOB_FAILED
     assert_failed(decision.generation, "provider_error")
     assert len(decision.generation.attempts) == t.MAX_JOB_FAILURES
+
+
+# --- a job that outran its route's limit ------------------------------------------------------
+
+
+def test_a_hung_job_moves_to_another_route_at_once_without_its_job() -> None:
+    submitted = Attempt(ROUTE, "job-1", "submitted", NOW - timedelta(minutes=9))
+    decision = t.job_hung(polling(attempts=(submitted,), progress=40), ROUTE, NOW, room=True)
+    g = decision.generation
+    assert decision.circuit is t.CircuitEffect.JOB_HUNG
+    assert g.status is Status.IN_PROGRESS and g.step is Step.SUBMIT
+    assert (g.provider_job_id, g.provider_job_data, g.progress, g.tries) == (None, {}, 0, 0)
+    assert g.next_attempt_at == NOW and g.lease_owner is None
+    assert g.attempts[-1] == Attempt(ROUTE, "job-1", "timed_out", NOW, "timeout")
+    assert t.job_started(polling(attempts=(submitted,)), NOW) == submitted.at
+
+
+def test_a_hung_job_with_no_room_to_move_fails_as_timeout() -> None:
+    decision = t.job_hung(polling(), ROUTE, NOW, room=False)
+    assert decision.circuit is t.CircuitEffect.JOB_HUNG
+    assert_failed(decision.generation, "timeout")
+
+
+def test_hung_and_failed_jobs_together_are_bounded_by_max_job_failures() -> None:
+    earlier = tuple(
+        Attempt(ROUTE, f"job-{n}", "failed" if n % 2 else "timed_out", NOW, "provider_error")
+        for n in range(t.MAX_JOB_FAILURES - 1)
+    )
+    decision = t.job_hung(polling(attempts=earlier), ROUTE, NOW, room=True)
+    assert_failed(decision.generation, "timeout")
 
 
 # --- the deadline -------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.render_pool import make_render_pool
 from vidrouter.engine.results import ResultFetcher, sweep_scratch
-from vidrouter.engine.router import Router
+from vidrouter.engine.router import HangPolicy, Router
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.providers.base import ProviderContext
 from vidrouter.providers.registry import Providers
@@ -52,6 +52,7 @@ from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.store.route_health import RouteStore
 from vidrouter.store.route_slots import RouteSlots
+from vidrouter.store.route_stats import RouteStatsStore
 from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.store.wakeups import WakeupListener
@@ -104,14 +105,25 @@ class Composition:
                 cooldown=timedelta(
                     seconds=settings.circuit_cooldown_seconds * settings.provider_delay_scale
                 ),
+                stats_window=timedelta(seconds=settings.route_stats_window_seconds),
             ),
+            stats=RouteStatsStore(self.db),
         )
         self.router = Router(
             self.catalog,
             self.providers,
             self.circuits,
             self.routes,
-            RouteSlots(self.db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)),
+            slots=RouteSlots(
+                self.db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)
+            ),
+            hang=HangPolicy(
+                p95_multiple=settings.route_hang_p95_multiple,
+                floor=timedelta(
+                    seconds=settings.route_hang_min_seconds * settings.provider_delay_scale
+                ),
+                min_samples=settings.route_hang_min_samples,
+            ),
         )
         self.signer: UrlSigner | None = None
         self.callbacks = CallbackTokens("", "", enabled=False)

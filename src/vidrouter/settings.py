@@ -52,6 +52,14 @@ class Settings(BaseSettings):
     circuit_failure_threshold: int = Field(default=5, ge=1)
     circuit_window_seconds: float = Field(default=60.0, gt=0)
     circuit_cooldown_seconds: float = Field(default=30.0, gt=0)
+    # Route stats (docs/routing.md): the sliding window they cover, and when a job has run
+    # too long on its route: this multiple of the route's observed p95 once it has this many
+    # completed jobs in the window (never under the floor, which scales with
+    # provider_delay_scale; never over the provider's documented longest run).
+    route_stats_window_seconds: float = Field(default=3600.0, gt=0)
+    route_hang_p95_multiple: float = Field(default=3.0, ge=1)
+    route_hang_min_seconds: float = Field(default=120.0, gt=0)
+    route_hang_min_samples: int = Field(default=5, ge=1)
     # The longest a generation may take from creation to a terminal state.
     generation_deadline_seconds: float = Field(default=3600.0, gt=0)
 

@@ -13,6 +13,7 @@ Generation into OpenAI's Video object. Pure functions; the routes live in `route
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -43,7 +44,8 @@ __all__ = [
     "video_object",
 ]
 
-FIELDS = ("model", "prompt", "seconds", "size", "input_reference")
+# `routing` is ours (docs/routing.md): a JSON object, or its JSON text in a form.
+FIELDS = ("model", "prompt", "seconds", "size", "input_reference", "routing")
 # OpenAI's own sizes map onto these too: 1792x1024 is 16:9 within the tolerance.
 _RATIOS = {"16:9": 16 / 9, "9:16": 9 / 16, "1:1": 1.0}
 _RATIO_TOLERANCE = 0.03
@@ -76,6 +78,7 @@ class VideoRequest:
     seconds: object = None
     size: object = None
     image_url: str | None = None
+    routing: object = None
 
 
 def from_json(body: object) -> VideoRequest:
@@ -99,6 +102,7 @@ def from_json(body: object) -> VideoRequest:
         seconds=body.get("seconds"),
         size=body.get("size"),
         image_url=image_url,
+        routing=body.get("routing"),
     )
 
 
@@ -142,7 +146,17 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
         seconds=values.get("seconds"),
         size=values.get("size"),
         image_url=image_url,
+        routing=_routing_text(values["routing"]) if "routing" in values else None,
     )
+
+
+def _routing_text(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise InvalidRequest(
+            "routing must be a JSON object", code="parameter_invalid_type", param="routing"
+        ) from None
 
 
 def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, object]:
@@ -166,6 +180,8 @@ def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, o
         body["aspect_ratio"] = parse_size(req.size)
     if req.image_url is not None:
         body["image_url"] = req.image_url
+    if req.routing is not None:
+        body["routing"] = req.routing
     return body
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 
 class ErrorDetail(BaseModel):
@@ -49,13 +49,50 @@ class ModelItem(BaseModel):
     )
 
 
+class RouteOut(BaseModel):
+    """One usable route of a model and how it has been delivering (docs/routing.md)."""
+
+    provider: str
+    price_per_second: float
+    state: Literal["available", "degraded", "unavailable"]
+    success_rate: float | None
+    p50_seconds: float | None
+    p95_seconds: float | None
+    completed: int
+    failed: int
+
+
 class ModelOut(ModelItem):
     object: Literal["model"] = "model"
+    routes: list[RouteOut]
 
 
 class ModelList(BaseModel):
     object: Literal["list"] = "list"
     data: list[ModelItem]
+
+
+# The `routing` object of a create, written out in place (a nested model would put a `$ref`
+# into the inline request schemas). Every member may be null (= not given).
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+_PROVIDERS = {"type": "array", "items": {"type": "string"}, "maxItems": 32}
+ROUTING_SCHEMA: dict[str, Any] = _or_null(
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "description": "How to choose among the model's routes (docs/routing.md).",
+        "properties": {
+            "sort": _or_null({"type": "string", "enum": ["price", "speed", "reliability"]}),
+            "only": _or_null(_PROVIDERS),
+            "ignore": _or_null(_PROVIDERS),
+            "max_price_per_second": _or_null({"type": "number", "minimum": 0}),
+            "allow_fallbacks": _or_null({"type": "boolean"}),
+        },
+    }
+)
 
 
 class GenerationErrorOut(BaseModel):
@@ -115,3 +152,4 @@ class GenerationCreate(BaseModel):
     image_url: str | None = None
     webhook_url: str | None = Field(default=None, max_length=2048)
     metadata: dict[str, str] | None = None
+    routing: Annotated[dict[str, Any] | None, WithJsonSchema(ROUTING_SCHEMA)] = None

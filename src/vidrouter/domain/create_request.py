@@ -6,7 +6,7 @@ Every violation raises `InvalidRequest` naming the offending `param` and a stabl
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -14,8 +14,18 @@ from vidrouter.domain import text
 from vidrouter.domain.addresses import forbidden_host_reason
 from vidrouter.domain.catalog import ListedModel, ModelSpec
 from vidrouter.domain.errors import InvalidRequest
+from vidrouter.domain.routing import RoutingPolicy, parse_routing
 
-FIELDS = ("model", "prompt", "duration", "aspect_ratio", "image_url", "webhook_url", "metadata")
+FIELDS = (
+    "model",
+    "prompt",
+    "duration",
+    "aspect_ratio",
+    "image_url",
+    "webhook_url",
+    "metadata",
+    "routing",
+)
 MAX_URL_CHARS = 2048
 MAX_METADATA_PAIRS = 16
 MAX_METADATA_KEY = 40
@@ -34,6 +44,7 @@ class CreateRequest:
     image_url: str | None = None
     webhook_url: str | None = None
     metadata: dict[str, str] = field(default_factory=dict)
+    routing: RoutingPolicy | None = None  # None: the default policy
 
 
 @dataclass(frozen=True)
@@ -45,7 +56,13 @@ class RequestLimits:
 ModelLookup = Callable[[str], "ListedModel | ModelSpec | None"]
 
 
-def parse_create(body: object, lookup: ModelLookup, limits: RequestLimits) -> CreateRequest:
+def parse_create(
+    body: object,
+    lookup: ModelLookup,
+    limits: RequestLimits,
+    providers: Collection[str] = (),
+) -> CreateRequest:
+    """`providers`: every provider name the server knows (for `routing.only`/`ignore`)."""
     if not isinstance(body, Mapping):
         raise InvalidRequest("the request body must be a JSON object", code="invalid_body")
     for name in body:
@@ -62,7 +79,10 @@ def parse_create(body: object, lookup: ModelLookup, limits: RequestLimits) -> Cr
     image_url = _image_url(body, model)
     webhook_url = _webhook_url(body, limits)
     metadata = _metadata(body)
-    return CreateRequest(model, prompt, duration, aspect_ratio, image_url, webhook_url, metadata)
+    routing = parse_routing(body.get("routing"), model, providers)
+    return CreateRequest(
+        model, prompt, duration, aspect_ratio, image_url, webhook_url, metadata, routing
+    )
 
 
 def _string(body: Mapping[str, object], name: str, *, required: bool) -> str | None:

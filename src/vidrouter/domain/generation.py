@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 JsonScalar = str | int | float | bool | None
 JobData = dict[str, JsonScalar]
@@ -92,3 +93,6 @@ class Generation:
     deadline_at: datetime | None = None
     lease_owner: str | None = None
     lease_until: datetime | None = None
+    # The request's routing policy as JSON (domain/routing.py `RoutingPolicy.to_json`);
+    # None: the default policy.
+    routing: dict[str, Any] | None = None

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from vidrouter.domain.catalog import CURRENCY, ListedModel
+from vidrouter.domain.catalog import CURRENCY, ListedModel, Route
 from vidrouter.domain.client_errors import client_message
 from vidrouter.domain.clock import isoformat
 from vidrouter.domain.generation import Generation
+from vidrouter.domain.routing import DEFAULT_POLICY, RouteStats
 
 
 def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
@@ -40,6 +41,8 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         ),
         "metadata": dict(g.metadata),
         "route": _host(g.route),
+        # The policy it was routed under (the default one when the request gave none).
+        "routing": g.routing if g.routing is not None else DEFAULT_POLICY.to_json(),
         "attempts": [
             {
                 "route": _host(a.route),
@@ -98,6 +101,26 @@ def model_object(m: ListedModel, *, with_object: bool, status: str = "available"
     if with_object:
         out["object"] = "model"
     return out
+
+
+def route_object(route: Route, state: str, stats: RouteStats) -> dict[str, Any]:
+    """One usable route of a model, as `GET /v1/models/{id}` shows it (docs/routing.md):
+    `state` is `available`, `degraded` or `unavailable`; the rest are the live stats."""
+    rate = stats.success_rate
+    return {
+        "provider": route.provider,
+        "price_per_second": route.price_per_second,
+        "state": state,
+        "success_rate": round(rate, 4) if rate is not None else None,
+        "p50_seconds": _rounded(stats.p50_seconds),
+        "p95_seconds": _rounded(stats.p95_seconds),
+        "completed": stats.completed,
+        "failed": stats.failed,
+    }
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return round(seconds, 3) if seconds is not None else None
 
 
 def _host(route_key: str | None) -> str | None:

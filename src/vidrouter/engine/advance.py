@@ -6,7 +6,13 @@ Failover: a retryable failure, before the provider accepted the job or reported 
 provider after, sends the next submit to a route that has not failed this generation yet
 (at once) or, when all have, back round them with backoff. The user's own errors (content
 policy, invalid input) fail at once. A job the provider accepted is polled to its end: it
-is submitted again elsewhere only when the provider said it failed.
+is submitted again elsewhere only when the provider said it failed, or when it outran its
+route's limit (`Router.limit_for`): then it is canceled at the provider where the API can,
+and the generation moves to a route it has not tried while its deadline leaves room.
+
+Breakers and route stats judge delivery (engine/circuits.py): an accepted submit is no
+success; a completed job is; a job the provider failed for its own reasons, or one that
+hung, is a failure. The client's own errors (content policy, invalid input) judge nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from vidrouter.providers.base import (
     ProviderJob,
     ProviderRequest,
     ProviderStatus,
+    ProviderTimeout,
 )
 from vidrouter.providers.registry import Providers
 from vidrouter.storage.base import BlobStorage, StorageUnavailable, is_storage_error
@@ -147,12 +154,13 @@ class Advancer:
             attempt = Attempt(route.key, None, "submit_failed", now, exc.code)
             return await self._after_error(replace(g, attempts=(*g.attempts, attempt)), exc, route)
         now = self._clock()
-        await self._circuits.success(route.key)
+        # Accepted is not delivered: it ends a run of refused calls, but the route is judged
+        # when the job ends (see _download).
+        await self._circuits.answered(route.key)
         log.info(
             "generation_submitted",
             extra={"generation_id": g.id, "provider": route.provider, "job_id": job.id},
         )
-        job_deadline = now + self._scaled(provider.poll_policy.max_wait)
         return Outcome(
             t.unleased(
                 g,
@@ -168,7 +176,8 @@ class Advancer:
                 tries=0,
                 attempts=(*g.attempts, Attempt(route.key, job.id, "submitted", now)),
                 started_at=g.started_at or now,
-                deadline_at=min(job_deadline, g.deadline_at) if g.deadline_at else job_deadline,
+                # The job's own limit is checked at each poll (_poll), from the route's stats.
+                deadline_at=g.deadline_at or now + self._scaled(provider.poll_policy.max_wait),
             )
         )
 
@@ -194,14 +203,20 @@ class Advancer:
             return await self._job_failed(g, error, route)
         if status.state is JobState.CANCELED:
             return self.fail(g, "provider_error", "the provider canceled the job")
-        elapsed = now - (g.started_at or now)
+        job_started = t.job_started(g, now)
+        max_wait = self._scaled(provider.poll_policy.max_wait)
+        limit = await self._router.limit_for(g, route, max_wait, now)
+        if now - job_started >= limit:
+            return await self._hung(g, route, now)
+        elapsed = now - job_started
         interval = provider.poll_policy.interval
         delay = poll_delay(interval, provider.poll_policy.max_interval, int(elapsed / interval))
         return Outcome(
             t.unleased(
                 g,
                 now,
-                now + self._scaled(delay),
+                # Polled again at the limit at the latest, so that a hang moves on time.
+                min(now + self._scaled(delay), job_started + limit),
                 progress=status.progress if status.progress is not None else g.progress,
                 provider_job_data=status.data if status.data is not None else g.provider_job_data,
                 tries=0,
@@ -227,7 +242,7 @@ class Advancer:
                 path.unlink(missing_ok=True)
             raise
         now = self._clock()
-        await self._circuits.success(route.key)
+        await self._circuits.delivered(route.key, (now - t.job_started(g, now)).total_seconds())
         billed = status.billed_seconds if status.billed_seconds is not None else info.duration
         done = t.unleased(
             g,
@@ -260,11 +275,18 @@ class Advancer:
 
     # --- outcomes: the decisions are transitions'; here their effects are applied ---------
 
-    async def _apply(self, decision: t.Decision, route: Route, exc: ProviderError) -> Outcome:
+    async def _apply(
+        self, decision: t.Decision, route: Route, exc: ProviderError, ran: float = 0.0
+    ) -> Outcome:
+        """`ran`: seconds the job in hand ran, for the route stats of a lost job."""
         if decision.circuit is t.CircuitEffect.FATAL:
             await self._circuits.failure(route.key, fatal=True)
         elif decision.circuit is t.CircuitEffect.FAILURE:
             await self._circuits.failure(route.key)
+        elif decision.circuit is t.CircuitEffect.JOB_FAILED:
+            await self._circuits.undelivered(route.key, ran)
+        elif decision.circuit is t.CircuitEffect.JOB_HUNG:
+            await self._circuits.undelivered(route.key, ran, outcome="timed_out")
         g = decision.generation
         if g.status is Status.FAILED:
             return self._failed(g)
@@ -286,10 +308,26 @@ class Advancer:
         return await self._apply(decision, route, exc)
 
     async def _job_failed(self, g: Generation, error: ProviderError, route: Route) -> Outcome:
+        now = self._clock()
+        ran = (now - t.job_started(g, now)).total_seconds()
         decision = t.job_failed(
-            g, error, route.key, self._clock(), untried=self._router.untried, pacing=self._pacing
+            g, error, route.key, now, untried=self._router.untried, pacing=self._pacing
         )
-        return await self._apply(decision, route, error)
+        return await self._apply(decision, route, error, ran)
+
+    async def _hung(self, g: Generation, route: Route, now: datetime) -> Outcome:
+        """The job outran its route's limit: cancel it at the provider where the API can,
+        then charge the route and move on (or give up): `transitions.job_hung`."""
+        await self.cancel_at_provider(g)
+        ran = (now - t.job_started(g, now)).total_seconds()
+        remaining = g.deadline_at - now if g.deadline_at is not None else timedelta.max
+        room = await self._router.room_to_move(g, remaining, leaving=route.key)
+        decision = t.job_hung(g, route.key, now, room=room)
+        log.info(
+            "provider_job_hung",
+            extra={"generation_id": g.id, "provider": route.provider, "job_id": g.provider_job_id},
+        )
+        return await self._apply(decision, route, ProviderTimeout("the job outran its route"), ran)
 
     async def cancel_at_provider(self, g: Generation) -> None:
         """Best effort: stop a canceled generation's job where its provider allows it."""

@@ -1,9 +1,15 @@
-"""Which route serves a generation's next submit.
+"""Which route serves a generation's next submit, and how long a route's job may run.
 
-The routes of a model come ordered by the operator's policy (priority, then price). For one
-generation, routes that already failed it come last, so a retryable failure fails over to
-the next host. A route is skipped while its circuit is open or its provider account runs
-as many jobs as its cap allows; when every route is skipped the work waits in our queue.
+The routes of a model come ordered by the generation's routing policy (domain/routing.py:
+by default the operator's priority, then price; or by observed speed or reliability), with
+the routes the policy excludes left out. For one generation, routes that already failed it
+(or hung) come last, so a retryable failure fails over to the next host; a generation routed
+with `allow_fallbacks: false` stays on the first route it was sent to. A route is skipped
+while its circuit is open or its provider account runs as many jobs as its cap allows; when
+every route is skipped the work waits in our queue.
+
+A job may run for its route's limit (`job_limit`): the provider's documented longest run,
+or, once the route has history, a multiple of its observed p95 (never less than a floor).
 
 A cap counts the jobs the store shows on the route plus the submits chosen for it and not
 yet saved (`release` ends those). With `slots` (the service always passes them) those
@@ -16,17 +22,33 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from vidrouter.domain.catalog import Catalog, Route
+from vidrouter.domain.catalog import Catalog, ListedModel, Route
 from vidrouter.domain.generation import Generation
-from vidrouter.engine.circuits import Circuits
+from vidrouter.domain.routing import (
+    DEFAULT_POLICY,
+    NO_STATS,
+    RouteStats,
+    RoutingPolicy,
+    order_routes,
+)
+from vidrouter.engine.circuits import Circuits, CircuitState
 from vidrouter.providers.registry import Providers
 from vidrouter.store.route_health import RouteStore
 from vidrouter.store.route_slots import RouteSlots
 
-FAILED_OUTCOMES = frozenset({"submit_failed", "failed"})
+FAILED_OUTCOMES = frozenset({"submit_failed", "failed", "timed_out"})
 _BUSY_WAIT = timedelta(seconds=2)
+
+
+@dataclass(frozen=True)
+class HangPolicy:
+    """When a job has run too long on its route (see `Router.job_limit`)."""
+
+    p95_multiple: float = 3.0
+    floor: timedelta = timedelta(seconds=120)
+    min_samples: int = 5  # completed jobs in the window before the p95 is trusted
 
 
 @dataclass(frozen=True)
@@ -43,11 +65,13 @@ class Router:
         circuits: Circuits,
         routes: RouteStore,
         slots: RouteSlots | None = None,
+        hang: HangPolicy | None = None,
     ) -> None:
         self._catalog = catalog
         self._providers = providers
         self._circuits = circuits
         self._routes = routes
+        self.hang = hang or HangPolicy()
         self._reserved: defaultdict[str, set[str]] = defaultdict(set)  # route -> generations
         self._cap_lock = asyncio.Lock()
         self._slots = slots  # exact caps across processes (see store/route_slots.py)
@@ -59,9 +83,9 @@ class Router:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
             return RouteChoice(None)
-        failed = self.failures_of(g)
-        ranked = sorted(enumerate(listed.routes), key=lambda p: (failed.count(p[1].key), p[0]))
-        candidates = [route for _, route in ranked]
+        candidates = await self._candidates(g, listed)
+        if not candidates:
+            return RouteChoice(None)
         for route in candidates:
             if route.max_concurrent is not None:
                 if await self._reserve(route, route.max_concurrent, g.id):
@@ -98,10 +122,97 @@ class Router:
         if self._slots is not None:
             self._slots.release_soon(generation_id)
 
+    async def _candidates(self, g: Generation, listed: ListedModel) -> list[Route]:
+        """The routes the generation's policy allows, in the order to try them."""
+        policy = RoutingPolicy.from_json(g.routing)
+        ordered = order_routes(listed.routes, policy, await self._circuits.stats())
+        if not policy.allow_fallbacks and g.attempts:
+            first = g.attempts[0].route
+            return [r for r in ordered if r.key == first]
+        failed = self.failures_of(g)
+        ranked = sorted(enumerate(ordered), key=lambda p: (failed.count(p[1].key), p[0]))
+        return [route for _, route in ranked]
+
     def untried(self, g: Generation) -> bool:
-        """Whether some usable route has not failed this generation yet."""
+        """Whether some usable route the policy allows has not failed this generation yet."""
+        return bool(self._untried_routes(g))
+
+    def _untried_routes(self, g: Generation, leaving: str | None = None) -> list[Route]:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
-            return False
+            return []
+        policy = RoutingPolicy.from_json(g.routing)
+        if not policy.allow_fallbacks and g.attempts:
+            return []
         failed = set(self.failures_of(g))
-        return any(r.key not in failed for r in listed.routes)
+        return [
+            r
+            for r in listed.routes
+            if policy.allows(r) and r.key not in failed and r.key != leaving
+        ]
+
+    async def room_to_move(
+        self, g: Generation, remaining: timedelta, leaving: str | None = None
+    ) -> bool:
+        """Whether a generation whose job hung (on route `leaving`) may move: some other
+        route its policy allows has not failed it yet, and the time left before its deadline
+        covers that route's usual run (its observed p50; any time at all with no history)."""
+        stats = await self._circuits.stats()
+        for route in self._untried_routes(g, leaving):
+            p50 = stats.get(route.key, NO_STATS).p50_seconds
+            if remaining.total_seconds() > (p50 or 0.0):
+                return True
+        return False
+
+    async def job_limit(self, route: Route, max_wait: timedelta) -> timedelta:
+        """How long a job of this route may run: `max_wait` (the provider's documented
+        longest run) until the route has `min_samples` completed jobs in the stats window,
+        then `p95_multiple` times their p95, at least `floor` and at most `max_wait`."""
+        stats = (await self._circuits.stats()).get(route.key, NO_STATS)
+        if stats.p95_seconds is None or stats.completed < self.hang.min_samples:
+            return max_wait
+        learned = timedelta(seconds=stats.p95_seconds * self.hang.p95_multiple)
+        return min(max_wait, max(self.hang.floor, learned))
+
+    async def limit_for(
+        self, g: Generation, route: Route, max_wait: timedelta, now: datetime
+    ) -> timedelta:
+        """The limit of the generation's job in hand. The learned limit (`job_limit`) is a
+        reason to move, not to give up: it applies only while the generation has somewhere
+        to move to; a job with nowhere else to go may run the provider's documented time."""
+        learned = await self.job_limit(route, max_wait)
+        if learned >= max_wait:
+            return max_wait
+        remaining = g.deadline_at - now if g.deadline_at is not None else timedelta.max
+        movable = await self.room_to_move(g, remaining, leaving=route.key)
+        return learned if movable else max_wait
+
+
+# --- what a model's routes look like now (GET /v1/models) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class RouteReport:
+    route: Route
+    state: CircuitState
+    stats: RouteStats
+
+
+async def chosen_now(circuits: Circuits, model: ListedModel) -> Route:
+    """The route the default policy would choose now, breakers included: the first in
+    order whose circuit is not open (the first of all when every one is). Its price is the
+    model's listed price."""
+    ordered = order_routes(model.routes, DEFAULT_POLICY, await circuits.stats())
+    for route in ordered:
+        if await circuits.state_of(route.key) is not CircuitState.OPEN:
+            return route
+    return ordered[0]
+
+
+async def route_reports(circuits: Circuits, model: ListedModel) -> list[RouteReport]:
+    """Every usable route of the model in default order, with its breaker and its stats."""
+    stats = await circuits.stats()
+    return [
+        RouteReport(route, await circuits.state_of(route.key), stats.get(route.key, NO_STATS))
+        for route in order_routes(model.routes, DEFAULT_POLICY, stats)
+    ]

@@ -6,7 +6,9 @@ everything here can be tested with plain values.
 Decisions made here:
 - after a provider error: fail now, or try again (and whether it counts against the route);
 - the failover choice: the next route at once, or the same routes again after a backoff;
-- after a job the provider failed: submit again elsewhere, or give up;
+- after a job the provider failed: submit again elsewhere, or give up (and whether its
+  route is charged: not for the client's own errors);
+- after a job outran its route's limit (a hang): move to another route, or give up;
 - at the deadline: what the time-out reports and whether a job is to be canceled;
 - after a crashed step (a bug, a killed worker's lost work): try again later or fail.
 """
@@ -24,9 +26,13 @@ from vidrouter.engine.backoff import retry_delay
 from vidrouter.providers.base import AuthFailed, ProviderError, RateLimited
 
 MAX_TRIES = 8  # consecutive retryable failures of one step before the generation fails
-# Jobs a provider accepted and then failed: each may have cost money, so few are tried.
+# Jobs a provider accepted and then failed (or that hung): each may have cost money, so few
+# are tried.
 MAX_JOB_FAILURES = 3
 STORAGE_UNAVAILABLE = "storage_unavailable"  # our storage full or unreachable
+JOB_LOST_OUTCOMES = frozenset({"failed", "timed_out"})
+# A job failed for these reasons is the client's doing: its route delivered what it could.
+CLIENT_ERRORS = frozenset({"content_policy", "invalid_input"})
 
 Backoff = Callable[[int, float | None], timedelta]
 """(tries so far, the provider's Retry-After or None) -> the wait before the next try."""
@@ -49,6 +55,11 @@ class CircuitEffect(Enum):
     NONE = "none"
     FAILURE = "failure"  # one more retryable failure
     FATAL = "fatal"  # our credentials were refused: open the circuit at once
+    # Breakers judge delivery (docs/routing.md): a job the route accepted and then failed
+    # for its own reasons, or one that outran the route's limit, is a failure of the route
+    # and a lost job in its stats.
+    JOB_FAILED = "job_failed"
+    JOB_HUNG = "job_hung"
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,14 @@ def unleased(g: Generation, now: datetime, next_at: datetime | None, **changes: 
     return replace(
         g, updated_at=now, next_attempt_at=next_at, lease_owner=None, lease_until=None, **changes
     )
+
+
+def job_started(g: Generation, now: datetime) -> datetime:
+    """When the job in hand was submitted: its `submitted` attempt (the last one)."""
+    for attempt in reversed(g.attempts):
+        if attempt.outcome == "submitted":
+            return attempt.at
+    return g.started_at or now
 
 
 def failed(
@@ -162,10 +181,11 @@ def job_failed(
     asked about the row as resubmitted (its attempts include this failure)."""
     attempt = Attempt(route_key, g.provider_job_id, "failed", now, error.code)
     g = replace(g, attempts=(*g.attempts, attempt))
+    charge = CircuitEffect.NONE if error.code in CLIENT_ERRORS else CircuitEffect.JOB_FAILED
     if not error.is_retryable:
-        return Decision(failed(g, now, error.code, error.message, error))
-    if sum(1 for a in g.attempts if a.outcome == "failed") >= MAX_JOB_FAILURES:
-        return Decision(failed(g, now, error.code, error.message, error), CircuitEffect.FAILURE)
+        return Decision(failed(g, now, error.code, error.message, error), charge)
+    if sum(1 for a in g.attempts if a.outcome in JOB_LOST_OUTCOMES) >= MAX_JOB_FAILURES:
+        return Decision(failed(g, now, error.code, error.message, error), charge)
     resubmit = replace(
         g,
         step=Step.SUBMIT,
@@ -175,7 +195,32 @@ def job_failed(
         progress=0,
     )
     row = again(resubmit, error, now, untried=untried(resubmit), pacing=pacing)
-    return Decision(row, CircuitEffect.FAILURE)
+    return Decision(row, charge)
+
+
+def job_hung(g: Generation, route_key: str, now: datetime, *, room: bool) -> Decision:
+    """The job outran its route's limit (its cancel at the provider is the caller's): the
+    route is charged, and the generation moves at once to another route when `room` says
+    one may take it in time, else (or after MAX_JOB_FAILURES lost jobs) fails as `timeout`.
+    The abandoned job is forgotten, so a late completion of it is never polled or billed."""
+    attempt = Attempt(route_key, g.provider_job_id, "timed_out", now, "timeout")
+    g = replace(g, attempts=(*g.attempts, attempt))
+    lost = sum(1 for a in g.attempts if a.outcome in JOB_LOST_OUTCOMES)
+    if lost >= MAX_JOB_FAILURES or not room:
+        row = failed(g, now, "timeout", "the provider did not finish in time")
+        return Decision(row, CircuitEffect.JOB_HUNG)
+    moved = unleased(
+        g,
+        now,
+        now,
+        step=Step.SUBMIT,
+        provider_job_id=None,
+        provider_job_data={},
+        provider_request_id=None,
+        progress=0,
+        tries=0,
+    )
+    return Decision(moved, CircuitEffect.JOB_HUNG)
 
 
 def storage_wait(g: Generation, now: datetime) -> Generation:

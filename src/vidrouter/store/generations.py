@@ -400,6 +400,7 @@ def _columns(g: Generation) -> dict[str, Any]:
         "deadline_at": g.deadline_at,
         "lease_owner": g.lease_owner,
         "lease_until": g.lease_until,
+        "routing": g.routing,
     }
 
 
@@ -463,4 +464,5 @@ def _generation(row: Row[Any]) -> Generation:
         deadline_at=m["deadline_at"],
         lease_owner=m["lease_owner"],
         lease_until=m["lease_until"],
+        routing=m["routing"],
     )

@@ -1,4 +1,11 @@
-"""Route health rows (circuit breakers) and in-flight counts per route."""
+"""Route health rows (circuit breakers) and in-flight counts per route.
+
+A breaker counts two kinds of failure in one window: refused calls (`failures`: a submit or
+poll answered 5xx, 429, a timeout...), which any accepted call resets, since the route
+answers again; and lost jobs (`job_failures`: accepted, then failed at the provider or
+hung), which only a completed job resets, since only delivery shows the route works. Either
+reaching the threshold opens the circuit.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +31,7 @@ class RouteHealth:
     window_started_at: datetime | None
     opened_at: datetime | None
     probe_until: datetime | None
+    job_failures: int = 0
 
 
 class RouteStore:
@@ -36,10 +44,17 @@ class RouteStore:
             return {r.route: _health(r) for r in rows}
 
     async def record_failure(
-        self, route: str, *, now: datetime, window: timedelta, threshold: int
+        self,
+        route: str,
+        *,
+        now: datetime,
+        window: timedelta,
+        threshold: int,
+        lost_job: bool = False,
     ) -> RouteHealth:
-        """Count a retryable failure; open the circuit when `threshold` fall in one window.
-        A failed half-open probe opens it again at once."""
+        """Count a refused call (or, `lost_job`, a job lost after it was accepted); open the
+        circuit when `threshold` of one kind fall in one window. A failure while open (a
+        failed probe, or a late one) opens it again at once."""
         async with self._db.write() as conn:
             row = (
                 await conn.execute(select(route_health).where(route_health.c.route == route))
@@ -60,9 +75,14 @@ class RouteStore:
             in_window = (
                 current.window_started_at is not None and now - current.window_started_at < window
             )
-            failures = current.failures + 1 if in_window else 1
+            failures = current.failures if in_window else 0
+            job_failures = current.job_failures if in_window else 0
+            if lost_job:
+                job_failures += 1
+            else:
+                failures += 1
             started = current.window_started_at if in_window else now
-            opens = probing or failures >= threshold
+            opens = probing or max(failures, job_failures) >= threshold
             new = RouteHealth(
                 route,
                 OPEN if opens else CLOSED,
@@ -70,6 +90,7 @@ class RouteStore:
                 started,
                 now if opens else current.opened_at,
                 None,
+                job_failures,
             )
             await conn.execute(
                 update(route_health)
@@ -77,6 +98,7 @@ class RouteStore:
                 .values(
                     state=new.state,
                     failures=new.failures,
+                    job_failures=new.job_failures,
                     window_started_at=new.window_started_at,
                     opened_at=new.opened_at,
                     probe_until=None,
@@ -93,11 +115,22 @@ class RouteStore:
                 .values(
                     state=CLOSED,
                     failures=0,
+                    job_failures=0,
                     window_started_at=None,
                     opened_at=None,
                     probe_until=None,
                     updated_at=now,
                 )
+            )
+
+    async def record_answered(self, route: str, *, now: datetime) -> None:
+        """A call was accepted: the refused calls no longer run in a row. Lost jobs and the
+        circuit's state stay as they are (only a completed job shows delivery)."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                update(route_health)
+                .where(route_health.c.route == route, route_health.c.state == CLOSED)
+                .values(failures=0, updated_at=now)
             )
 
     async def take_probe(self, route: str, *, now: datetime, until: datetime) -> bool:
@@ -151,4 +184,5 @@ def _health(row: Row[Any]) -> RouteHealth:
         m["window_started_at"],
         m["opened_at"],
         m["probe_until"],
+        m["job_failures"],
     )

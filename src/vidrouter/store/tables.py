@@ -101,6 +101,8 @@ generations = Table(
     # A deleted generation keeps its row (the record of its spend) with this set; it is
     # never shown again (migration 0007).
     Column("deleted_at", UTCDateTime(), nullable=True),
+    # The request's routing policy (domain/routing.py); NULL: the default policy.
+    Column("routing", JSONText, nullable=True),
     # Work is found through this partial index only: terminal rows have no next_attempt_at.
     Index(
         "ix_generations_due",
@@ -152,6 +154,9 @@ route_health = Table(
     Column("route", String(300), primary_key=True),  # "<provider>:<provider model>"
     Column("state", String(16), nullable=False),  # closed | open
     Column("failures", Integer, nullable=False, server_default=text("0")),
+    # Jobs the route accepted and then lost (failed at the provider, or hung): reset only by
+    # a completed job, where `failures` (refused calls) is reset by any accepted call too.
+    Column("job_failures", Integer, nullable=False, server_default=text("0")),
     Column("window_started_at", UTCDateTime(), nullable=True),
     Column("opened_at", UTCDateTime(), nullable=True),
     Column("probe_until", UTCDateTime(), nullable=True),  # a half-open probe is in flight
@@ -198,4 +203,17 @@ route_slots = Table(
     Column("owner", String(64), nullable=False),
     Column("expires_at", UTCDateTime(), nullable=False),
     Index("ix_route_slots_route", "route"),
+)
+
+# One row per job a route finished (completed, or failed for the provider's reasons): the
+# live route stats (store/route_stats.py) are read from a sliding window of these.
+route_outcomes = Table(
+    "route_outcomes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("route", String(300), nullable=False),
+    Column("outcome", String(16), nullable=False),  # completed | failed | timed_out
+    Column("seconds", Float, nullable=True),  # submit to completion (or to giving up)
+    Column("finished_at", UTCDateTime(), nullable=False),
+    Index("ix_route_outcomes_route_finished", "route", "finished_at"),
 )

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain.clock import Clock, isoformat
+from vidrouter.domain.create_request import CreateRequest
 from vidrouter.domain.errors import RequestError
 from vidrouter.store.budgets import Budget, BudgetStore, Period, budgets, spend
 from vidrouter.store.generations import InsertGuard
@@ -58,6 +59,17 @@ def period_end(period: Period, now: datetime) -> datetime | None:
     if period == "day":
         return start + timedelta(days=1)
     return datetime(start.year + start.month // 12, start.month % 12 + 1, 1, tzinfo=UTC)
+
+
+def estimated_cost(req: CreateRequest) -> float:
+    """Requested seconds x the price of the route it would be billed at now: the model's
+    first usable route (its `pricing.per_second`), or the first its routing policy allows."""
+    price = req.model.price_per_second
+    if req.routing is not None:
+        allowed = [r for r in req.model.routes if req.routing.allows(r)]
+        if allowed:
+            price = allowed[0].price_per_second
+    return round(req.duration * price, 6)
 
 
 def remember_key(state: MutableMapping[str, Any], key: ApiKey) -> None:

@@ -20,7 +20,7 @@ from vidrouter.domain.generation import Generation, Status, Step
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore, ListPage
 from vidrouter.store.keys import ApiKey
-from vidrouter.usecases.budgets import Budgets
+from vidrouter.usecases.budgets import Budgets, estimated_cost
 from vidrouter.usecases.models import ModelCatalog
 from vidrouter.usecases.rate_limits import Limiter
 from vidrouter.webhooks.outbox import deliveries_for
@@ -89,7 +89,7 @@ class Generations:
             max_prompt_chars=self._policy.max_prompt_chars,
             allow_private_webhook_urls=self._policy.allow_private_webhook_urls,
         )
-        return parse_create(body, self._catalog.lookup, limits)
+        return parse_create(body, self._catalog.lookup, limits, self._catalog.providers())
 
     async def create(
         self,
@@ -103,7 +103,7 @@ class Generations:
         circuit, (429) when the key has its most unfinished generations. With an
         idempotency key used in the last 24 hours, the generation that key made instead
         (Conflict if the request differed)."""
-        await self._catalog.ensure_servable(req.model)
+        await self._catalog.ensure_servable(req.model, req.routing)
         await self._limiter.check_concurrency(key)
         now = self._clock()
         g = Generation(
@@ -123,8 +123,8 @@ class Generations:
             updated_at=now,
             next_attempt_at=now,
             deadline_at=now + self._policy.deadline,
-            # The price of the route it would be billed at now (routes[0] of the model).
-            estimated_cost=round(req.duration * req.model.price_per_second, 6),
+            estimated_cost=estimated_cost(req),
+            routing=req.routing.to_json() if req.routing is not None else None,
         )
         guard = self._budgets.guard(key, g.estimated_cost or 0.0) if self._budgets else None
         if idempotency_key is None:

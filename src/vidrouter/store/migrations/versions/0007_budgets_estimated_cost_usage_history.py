@@ -3,7 +3,7 @@ generation from its creation, and a deleted marker so that a deleted video's spe
 in the usage history and in the budgets.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-23
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 from vidrouter.store.types import UTCDateTime
 
 revision = "0007"
-down_revision = "0005"  # h8's 0006 lands too: the lead renumbers the chain
+down_revision = "0006"  # after h5's 0005 and h8's 0006
 branch_labels = None
 depends_on = None
 
