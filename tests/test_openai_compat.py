@@ -141,12 +141,15 @@ async def test_sdk_creates_polls_and_downloads_a_video(server: Server, tmp_path:
     assert done.status == "completed" and done.progress == 100 and done.error is None
     assert done.completed_at is not None and done.completed_at >= done.created_at
 
-    # The SDK's model holds exactly the fields we send, with nothing lost or left over.
+    # The SDK's model holds exactly the fields we send, with nothing lost; our only
+    # extensions are the prices (issue 13), which it keeps as extra fields.
     raw = await client.videos.with_raw_response.retrieve(video.id)
     body = json.loads(raw.text)
-    assert set(body) == set(Video.model_fields)
+    assert set(body) == set(Video.model_fields) | {"estimated_cost", "cost"}
     assert raw.parse().to_dict() == body
-    assert raw.parse().model_extra == {}
+    extra = raw.parse().model_extra
+    assert extra is not None and set(extra) == {"estimated_cost", "cost"}
+    assert extra["estimated_cost"] == {"amount": 0.0, "currency": "USD"}  # a free model
     assert Video.model_validate(body).to_dict() == body  # strict validation passes too
 
     content = await client.videos.download_content(video.id)

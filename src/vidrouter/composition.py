@@ -48,6 +48,7 @@ from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
 from vidrouter.storage.open import open_storage
 from vidrouter.storage.signing import UrlSigner
+from vidrouter.store.budgets import BudgetStore
 from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, DeliveryStore
 from vidrouter.store.generations import GenerationStore
@@ -59,6 +60,7 @@ from vidrouter.store.route_stats import RouteStatsStore
 from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.store.wakeups import WakeupListener
+from vidrouter.usecases.budgets import Budgets
 from vidrouter.usecases.callbacks import ProviderCallbacks
 from vidrouter.usecases.generations import CreatePolicy, Generations
 from vidrouter.usecases.models import ModelCatalog
@@ -140,6 +142,7 @@ class Composition:
         self.wakeups: WakeupListener | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: list[httpx.AsyncClient] = []
+        self.budgets = Budgets(BudgetStore(self.db), clock=clock)
         # /readyz: database (read + write), storage, and the work loops where they run.
         self.readiness = ReadinessCheck(
             self.db,
@@ -161,6 +164,7 @@ class Composition:
             wake=self.wake,
             wake_deliveries=self.wake_deliveries,
             observer=self.observer,
+            budgets=self.budgets,
         )
 
     def api_parts(self) -> ApiParts:
@@ -182,6 +186,7 @@ class Composition:
                 lambda: self.callbacks, self.generations, self.clock, self.wake
             ),
             usage=UsageStore(self.db),
+            budgets=self.budgets,
             clock=self.clock,
             readiness=self.readiness,
             observer=self.observer,

@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.types import Receive, Scope, Send
 
 from vidrouter import __version__
-from vidrouter.api import errors, limits, openapi
+from vidrouter.api import budget_header, errors, limits, openapi
 from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
@@ -74,6 +74,8 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     if settings.metrics:
         app.include_router(metrics_router(parts.observer))
     app.add_middleware(limits.RateLimitHeaders)
+    if parts.budgets is not None:
+        app.add_middleware(budget_header.BudgetHeader, budgets=parts.budgets)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(QueryGuardMiddleware)
     if settings.cors_origins:
@@ -82,7 +84,13 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
             allow_origins=list(settings.cors_origins),
             allow_methods=["GET", "POST", "DELETE", "HEAD", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id"],
-            expose_headers=["X-Request-Id", "Location", "Retry-After", *limits.HEADER_NAMES],
+            expose_headers=[
+                "X-Request-Id",
+                "Location",
+                "Retry-After",
+                *limits.HEADER_NAMES,
+                budget_header.HEADER,
+            ],
         )
     app.add_middleware(RequestIdMiddleware)
     return app

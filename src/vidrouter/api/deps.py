@@ -18,6 +18,7 @@ from vidrouter.storage.base import BlobStorage
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.keys import ApiKey, KeyStore
 from vidrouter.store.usage import UsageStore
+from vidrouter.usecases.budgets import Budgets, remember_key
 from vidrouter.usecases.callbacks import ProviderCallbacks
 from vidrouter.usecases.generations import Generations
 from vidrouter.usecases.models import ModelCatalog
@@ -61,6 +62,7 @@ class ApiParts:
     clock: Clock
     readiness: Readiness
     observer: Observer
+    budgets: Budgets | None = None  # None: no budget header (e.g. an app without budgets)
 
 
 def _parts(request: Request) -> ApiParts:
@@ -144,6 +146,7 @@ async def authenticate(request: Request, keys: KeysDep, limiter: LimiterDep) -> 
         # Never echo the key back: it may be a real secret pasted in the wrong place.
         raise AuthError("invalid_api_key", "the API key is not valid (unknown or revoked)")
     enforce(await limiter.hit(request.scope, key))
+    remember_key(request.scope.setdefault("state", {}), key)  # for the budget header
     return key
 
 

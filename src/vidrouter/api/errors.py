@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 _TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
+    402: "budget_error",
     403: "permission_error",
     404: "not_found_error",
     405: "invalid_request_error",

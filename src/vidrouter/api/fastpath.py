@@ -75,8 +75,8 @@ class GenerationReadFastPath:
         if token is None:
             return False
         key = await self._keys.authenticate(token)
-        if key is None:
-            return False
+        if key is None or key.budgeted:
+            return False  # a budgeted key's answer carries its budget header: routed way
         decision = await self._limiter.hit(scope, key)
         if not decision.allowed:
             return False  # the routed endpoint answers the 429; the request is counted once

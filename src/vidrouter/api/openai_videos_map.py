@@ -23,7 +23,7 @@ from email.utils import collapse_rfc2231_value
 from typing import Any
 from urllib.parse import parse_qsl
 
-from vidrouter.domain.catalog import ListedModel
+from vidrouter.domain.catalog import CURRENCY, ListedModel
 from vidrouter.domain.errors import InvalidRequest
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.domain.representation import shown_error
@@ -384,7 +384,15 @@ def video_object(g: Generation) -> dict[str, Any]:
         "error": error,
         "remixed_from_video_id": None,
         "prompt": g.prompt,
+        # Our extension (OpenAI's object has no price; its SDK keeps unknown fields): the
+        # same objects as on a Generation, so that one client reads cost in one shape.
+        "estimated_cost": _usd(g.estimated_cost),
+        "cost": _usd(g.cost_amount),
     }
+
+
+def _usd(amount: float | None) -> dict[str, Any] | None:
+    return None if amount is None else {"amount": round(amount, 6), "currency": CURRENCY}
 
 
 def list_object(items: Sequence[Generation], has_more: bool) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 
 ERRORS = _errors(400, 401, 404)
-ERRORS_CREATE = _errors(400, 401, 413, 503)
+ERRORS_CREATE = _errors(400, 401, 402, 413, 503)  # 402: budget_exceeded
 ERRORS_ID = _errors(401, 404)
 
 
@@ -124,6 +124,10 @@ class GenerationOut(BaseModel):
     )
     error: GenerationErrorOut | None
     cost: Cost | None
+    estimated_cost: Cost | None = Field(
+        description="Requested seconds x the price of the route it would be billed at, from "
+        "creation; what an unfinished generation counts against a budget."
+    )
     metadata: dict[str, str]
     created_at: str
     started_at: str | None

@@ -1,5 +1,6 @@
 """`vidrouter keys create | list | revoke | rotate | rotate-webhook-secret | set-limits`:
-API keys, on the same data dir as `serve`."""
+API keys, on the same data dir as `serve`. `set-limits` also sets a key's spend limit
+(`--budget-usd`, `--budget-period`); an account's is `vidrouter accounts set-budget`."""
 
 from __future__ import annotations
 
@@ -13,9 +14,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from vidrouter.cli.accounts import (
+    BudgetPeriod,
+    BudgetUsd,
+    ClearBudget,
+    budget_from,
+    budget_json,
+    budget_text,
+    with_stores,
+)
 from vidrouter.cli.common import settings_from
 from vidrouter.domain.clock import isoformat
 from vidrouter.settings import Settings
+from vidrouter.store.budgets import BudgetStore
 from vidrouter.store.database import Database
 from vidrouter.store.keys import ApiKey, KeyStore, NewKey, Rotation
 
@@ -48,6 +59,9 @@ def key_json(key: ApiKey) -> dict[str, object]:
         "expires_at": isoformat(key.expires_at),
         "requests_per_minute": key.requests_per_minute,
         "max_concurrent": key.max_concurrent,
+        "budget": (
+            {"limit_usd": key.budget.limit_usd, "period": key.budget.period} if key.budget else None
+        ),
     }
 
 
@@ -210,44 +224,66 @@ def set_limits(
     clear: Annotated[
         bool, typer.Option("--clear", help="Drop the key's own limits: the defaults apply.")
     ] = False,
+    budget_usd: BudgetUsd = None,
+    budget_period: BudgetPeriod = "month",
+    clear_budget: ClearBudget = False,
     as_json: AsJson = False,
 ) -> None:
-    """Set a key's own rate and concurrency limits.
+    """Set a key's own rate and concurrency limits, and its spend limit.
 
-    A limit not given keeps its value; --clear drops both (the service's defaults apply).
-    Running servers apply the change within their key cache time.
+    A limit not given keeps its value; --clear drops the rate and concurrency limits (the
+    service's defaults apply), --clear-budget the spend limit. A create that would pass the
+    key's budget (or its account's) gets 402 budget_exceeded. Running servers apply rate
+    limits within their key cache time, a budget to the next create at once.
     """
-    if rpm is None and max_concurrent is None and not clear:
-        raise typer.BadParameter("give --rpm, --max-concurrent or --clear")
+    rate = rpm is not None or max_concurrent is not None or clear
+    spend = budget_usd is not None or clear_budget
+    if not rate and not spend:
+        raise typer.BadParameter(
+            "give --rpm, --max-concurrent, --clear, --budget-usd or --clear-budget"
+        )
+    budget = budget_from(budget_usd, budget_period, clear_budget, what="") if spend else None
     settings = settings_from(ctx)
 
-    async def change(ks: KeyStore) -> ApiKey | None:
+    async def change(ks: KeyStore, budgets: BudgetStore) -> tuple[ApiKey, object] | None:
         key = await ks.get(key_id)
         if key is None or key.revoked_at is not None:
             return None
-        keep_rpm = None if clear else key.requests_per_minute
-        keep_max = None if clear else key.max_concurrent
-        return await ks.set_limits(
-            key_id,
-            requests_per_minute=rpm if rpm is not None else keep_rpm,
-            max_concurrent=max_concurrent if max_concurrent is not None else keep_max,
+        if rate:
+            keep_rpm = None if clear else key.requests_per_minute
+            keep_max = None if clear else key.max_concurrent
+            await ks.set_limits(
+                key_id,
+                requests_per_minute=rpm if rpm is not None else keep_rpm,
+                max_concurrent=max_concurrent if max_concurrent is not None else keep_max,
+            )
+        if spend and not await budgets.set_key_budget(key_id, budget):
+            return None
+        changed = await ks.get(key_id)
+        if changed is None:
+            return None
+        return changed, await budget_json(
+            budgets, changed.account_id, changed.budget, key_id=changed.id
         )
 
-    key = asyncio.run(_with_keys(settings, change))
-    if key is None:
+    done = asyncio.run(with_stores(settings, change))
+    if done is None:
         _no_key(key_id)
+    key, budget_now = done
     if as_json:
-        typer.echo(json.dumps(key_json(key)))
+        typer.echo(json.dumps(key_json(key) | {"budget": budget_now}))
         return
-    console.print(f"limits of {key.id}: {_limits_text(key)}")
+    console.print(f"limits of {key.id}: {_limits_text(key)}; budget: {budget_text(budget_now)}")
 
 
 def _limits_text(key: ApiKey) -> str:
     rpm = key.requests_per_minute
     most = key.max_concurrent
+    budget = key.budget
+    spend = f", ${budget.limit_usd:g} per {budget.period}" if budget is not None else ""
     return (
         f"{rpm if rpm is not None else 'default'} rpm, "
-        f"{most if most is not None else 'default'} concurrent"
+        f"{most if most is not None else 'default'} concurrent{spend}"
     )
 
 

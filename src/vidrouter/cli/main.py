@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli import catalog, generate, keys, lookup, serve
+from vidrouter.cli import accounts, catalog, generate, keys, lookup, serve
 
 app = typer.Typer(
     help="vidrouter: one HTTP API in front of many AI video generation models.",
@@ -16,6 +16,7 @@ app = typer.Typer(
 )
 app.add_typer(keys.app, name="keys")
 app.add_typer(catalog.app, name="catalog")
+app.add_typer(accounts.app, name="accounts")
 app.command("serve")(serve.serve)
 app.command("generate")(generate.generate)
 app.command("models")(lookup.models)

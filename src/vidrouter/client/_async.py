@@ -110,7 +110,7 @@ class AsyncClient:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "day"] = "model",
+        group_by: Literal["model", "route", "day"] = "model",
     ) -> Usage:
         return await self._run(self._core.usage(from_=from_, to=to, group_by=group_by))
 

@@ -174,7 +174,7 @@ class Core:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "day"] = "model",
+        group_by: Literal["model", "route", "day"] = "model",
     ) -> Plan[Usage]:
         params = {"from": from_, "to": to, "group_by": group_by}
         response = yield from self.call(self.request("GET", "/v1/usage", params=params))

@@ -101,7 +101,7 @@ class Client:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "day"] = "model",
+        group_by: Literal["model", "route", "day"] = "model",
     ) -> Usage:
         return self._run(self._core.usage(from_=from_, to=to, group_by=group_by))
 

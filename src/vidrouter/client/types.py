@@ -82,6 +82,7 @@ class Generation(_Wire):
     video_url: str | None = None
     error: GenerationError | None = None
     cost: Cost | None = None
+    estimated_cost: Cost | None = None  # from creation: seconds x the price (issue 13)
     metadata: dict[str, str] = Field(default_factory=dict)
     route: str | None = None
     attempts: list[Attempt] = Field(default_factory=list)
@@ -116,6 +117,7 @@ class UsageTotal(_Wire):
 
 class UsageItem(UsageTotal):
     model: str | None = None
+    route: str | None = None  # with group_by="route": the host (None: none served it)
     day: str | None = None
 
 
@@ -123,7 +125,7 @@ class Usage(_Wire):
     object: Literal["usage"] = "usage"
     from_: datetime = Field(alias="from")
     to: datetime
-    group_by: Literal["model", "day"]
+    group_by: Literal["model", "route", "day"]
     data: list[UsageItem]
     total: UsageTotal
 

@@ -82,6 +82,9 @@ class Generation:
     billed_seconds: float | None = None
     cost_amount: float | None = None
     cost_currency: str | None = None
+    # Requested seconds x the price it would be billed at, from creation (issue 13): what
+    # an unfinished generation counts against a budget until `cost_amount` is known.
+    estimated_cost: float | None = None
     tries: int = 0  # consecutive retryable failures of the current step, for backoff
     attempts: tuple[Attempt, ...] = ()
     started_at: datetime | None = None

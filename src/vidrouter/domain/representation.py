@@ -34,6 +34,11 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "video_url": video_url,
         "error": shown_error(g),
         "cost": cost,
+        "estimated_cost": (
+            {"amount": round(g.estimated_cost, 6), "currency": CURRENCY}
+            if g.estimated_cost is not None
+            else None
+        ),
         "metadata": dict(g.metadata),
         "route": _host(g.route),
         # The policy it was routed under (the default one when the request gave none).

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain import ids
 from vidrouter.domain.generation import (
@@ -29,6 +30,10 @@ from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
 
 _ACTIVE = [s.value for s in Status if s not in TERMINAL]
+
+# Run in an insert's transaction before the row is written (e.g. the budget check): it may
+# read and lock, and refuses the insert by raising.
+InsertGuard = Callable[[AsyncConnection], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -76,13 +81,21 @@ class GenerationStore:
             return g if g.account_id == account_id else None
         return await self.get(generation_id, account_id=account_id)
 
-    async def insert(self, generation: Generation) -> None:
+    async def insert(self, generation: Generation, *, guard: InsertGuard | None = None) -> None:
         async with self._db.write() as conn:
+            if guard is not None:
+                await guard(conn)
             await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
         self._remember(generation)
 
     async def insert_idempotent(
-        self, generation: Generation, *, key: str, request_hash: str, since: datetime
+        self,
+        generation: Generation,
+        *,
+        key: str,
+        request_hash: str,
+        since: datetime,
+        guard: InsertGuard | None = None,
     ) -> tuple[Generation, str]:
         """Insert unless the account used `key` after `since`: then the generation made with
         it, and the hash of the request that made it. Concurrent duplicates make one row."""
@@ -108,6 +121,10 @@ class GenerationStore:
                             created_at=generation.created_at,
                         )
                     )
+                    # After the key's row: a concurrent duplicate waits on it and then
+                    # replays, instead of being refused by a budget its original used up.
+                    if guard is not None:
+                        await guard(conn)
                     await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
                 return generation, request_hash
             except IntegrityError:
@@ -139,7 +156,7 @@ class GenerationStore:
             return cached if account_id in (None, cached.account_id) else None
         if not ids.is_generation_id(generation_id):
             return None
-        query = select(t).where(t.c.id == generation_id)
+        query = select(t).where(t.c.id == generation_id, t.c.deleted_at.is_(None))
         if account_id is not None:
             query = query.where(t.c.account_id == account_id)
         async with self._db.read() as conn:
@@ -164,7 +181,7 @@ class GenerationStore:
         page. The (account, created_at, id) index serves both directions."""
         if after is not None and not ids.is_generation_id(after):
             return ListPage([], False)  # like a cursor that names no generation
-        query = select(t).where(t.c.account_id == account_id)
+        query = select(t).where(t.c.account_id == account_id, t.c.deleted_at.is_(None))
         if status is not None:
             query = query.where(t.c.status == status)
         if model is not None:
@@ -228,12 +245,22 @@ class GenerationStore:
         self._remember(generation)
         return True
 
-    async def delete(self, generation_id: str, *, account_id: str) -> Generation | None:
-        """Remove a generation and its delivery records; the removed row, or None."""
+    async def delete(
+        self, generation_id: str, *, account_id: str, now: datetime
+    ) -> Generation | None:
+        """Delete a generation for its owner: its delivery records and idempotency key go,
+        and what the client
+        wrote (prompt, URLs, metadata) and the video's key are erased, but the row stays,
+        marked deleted, as the record of its spend (usage and budgets count it; nothing
+        shows it again). The generation as it was, or None."""
         async with self._db.write() as conn:
             row = (
                 await conn.execute(
-                    select(t).where(t.c.id == generation_id, t.c.account_id == account_id)
+                    select(t).where(
+                        t.c.id == generation_id,
+                        t.c.account_id == account_id,
+                        t.c.deleted_at.is_(None),
+                    )
                 )
             ).first()
             if row is None:
@@ -241,7 +268,21 @@ class GenerationStore:
             await conn.execute(
                 delete(deliveries_table).where(deliveries_table.c.generation_id == generation_id)
             )
-            await conn.execute(delete(t).where(t.c.id == generation_id))
+            # Its Idempotency-Key is forgotten: a replay makes a new generation instead of
+            # pointing at one nothing shows any more.
+            await conn.execute(delete(idem).where(idem.c.generation_id == generation_id))
+            await conn.execute(
+                update(t)
+                .where(t.c.id == generation_id)
+                .values(
+                    deleted_at=now,
+                    prompt="",
+                    image_url=None,
+                    webhook_url=None,
+                    metadata={},
+                    video_key=None,
+                )
+            )
         self._finished.pop(generation_id, None)
         self._recent.pop(generation_id, None)
         return _generation(row)
@@ -348,6 +389,7 @@ def _columns(g: Generation) -> dict[str, Any]:
         "billed_seconds": g.billed_seconds,
         "cost_amount": g.cost_amount,
         "cost_currency": g.cost_currency,
+        "estimated_cost": g.estimated_cost,
         "tries": g.tries,
         "attempts": [_attempt_json(a) for a in g.attempts],
         "created_at": g.created_at,
@@ -402,6 +444,7 @@ def _generation(row: Row[Any]) -> Generation:
         billed_seconds=m["billed_seconds"],
         cost_amount=m["cost_amount"],
         cost_currency=m["cost_currency"],
+        estimated_cost=m["estimated_cost"],
         tries=m["tries"],
         attempts=tuple(
             Attempt(

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain import ids
 from vidrouter.domain.clock import Clock, utcnow
+from vidrouter.store.budgets import Budget, budget_of
 from vidrouter.store.database import Database
 from vidrouter.store.tables import accounts, api_keys
 
@@ -46,6 +47,14 @@ class ApiKey:
     previous_secret_expires_at: datetime | None = None
     requests_per_minute: int | None = None  # None: the service's default
     max_concurrent: int | None = None  # None: the service's default
+    # Spend limits (issue 13): the key's own and its account's, as of the lookup (the
+    # create checks them afresh); None: no limit.
+    budget: Budget | None = None
+    account_budget: Budget | None = None
+
+    @property
+    def budgeted(self) -> bool:
+        return self.budget is not None or self.account_budget is not None
 
     def usable(self, now: datetime) -> bool:
         return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
@@ -152,9 +161,13 @@ class KeyStore:
         async with self._db.read() as conn:
             row = (
                 await conn.execute(
-                    select(api_keys).where(
-                        api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None)
+                    select(
+                        api_keys,
+                        accounts.c.budget_usd.label("account_budget_usd"),
+                        accounts.c.budget_period.label("account_budget_period"),
                     )
+                    .join(accounts, accounts.c.id == api_keys.c.account_id)
+                    .where(api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None))
                 )
             ).first()
         key = _key(row) if row is not None else None
@@ -300,6 +313,8 @@ async def _insert(conn: AsyncConnection, key: ApiKey, plaintext: str) -> None:
             previous_secret_expires_at=key.previous_secret_expires_at,
             requests_per_minute=key.requests_per_minute,
             max_concurrent=key.max_concurrent,
+            budget_usd=key.budget.limit_usd if key.budget else None,
+            budget_period=key.budget.period if key.budget else None,
         )
     )
 
@@ -319,4 +334,6 @@ def _key(row: Row[tuple[object, ...]]) -> ApiKey:
         previous_secret_expires_at=m["previous_secret_expires_at"],
         requests_per_minute=m["requests_per_minute"],
         max_concurrent=m["max_concurrent"],
+        budget=budget_of(m["budget_usd"], m["budget_period"]),
+        account_budget=budget_of(m.get("account_budget_usd"), m.get("account_budget_period")),
     )

@@ -26,6 +26,9 @@ accounts = Table(
     Column("id", String(64), primary_key=True),
     Column("name", String(200), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
+    # The account's spend limit (migration 0007); NULL: none. Period: day | month | total.
+    Column("budget_usd", Float, nullable=True),
+    Column("budget_period", String(8), nullable=True),
 )
 
 api_keys = Table(
@@ -47,6 +50,9 @@ api_keys = Table(
     # The key's own limits; NULL: the service's defaults.
     Column("requests_per_minute", Integer, nullable=True),
     Column("max_concurrent", Integer, nullable=True),
+    # The key's own spend limit (migration 0007); NULL: none.
+    Column("budget_usd", Float, nullable=True),
+    Column("budget_period", String(8), nullable=True),
 )
 
 generations = Table(
@@ -89,6 +95,12 @@ generations = Table(
     Column("deadline_at", UTCDateTime(), nullable=True),
     Column("lease_owner", String(64), nullable=True),
     Column("lease_until", UTCDateTime(), nullable=True),
+    # Requested seconds x the price of the route it would be billed at, set at creation:
+    # what an unfinished generation counts against a budget (migration 0007).
+    Column("estimated_cost", Float, nullable=True),
+    # A deleted generation keeps its row (the record of its spend) with this set; it is
+    # never shown again (migration 0007).
+    Column("deleted_at", UTCDateTime(), nullable=True),
     # The request's routing policy (domain/routing.py); NULL: the default policy.
     Column("routing", JSONText, nullable=True),
     # Work is found through this partial index only: terminal rows have no next_attempt_at.

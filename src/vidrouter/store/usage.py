@@ -2,7 +2,10 @@
 
 Generations count in the range their `created_at` falls in; days are UTC days. Cost and
 billed seconds are set when a generation completes, so only completed ones add to them.
-Every price is in USD (`domain.catalog.CURRENCY`).
+Deleted generations keep their rows (`deleted_at`) and count: usage is history. By route,
+a group is the host that served it ("fal", "replicate", ...; its own model names stay
+private), None for generations that never reached one. Every price is in USD
+(`domain.catalog.CURRENCY`).
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from vidrouter.domain.generation import Status
 from vidrouter.store.database import Database
 from vidrouter.store.tables import generations
 
-GroupBy = Literal["model", "day"]
+GroupBy = Literal["model", "route", "day"]
 
 
 @dataclass(frozen=True)
 class UsageRow:
-    group: str  # the model id, or the UTC day as YYYY-MM-DD
+    group: str | None  # the model id, the route's host (None: none), or the UTC day
     generations: int
     completed: int
     failed: int
@@ -52,10 +55,16 @@ class UsageStore:
     async def report(
         self, account_id: str, *, start: datetime, end: datetime, group_by: GroupBy
     ) -> UsageReport:
-        """Generations of the account created in [start, end), grouped by model or by day:
-        one GROUP BY query over the (account_id, created_at) index."""
+        """Generations of the account created in [start, end), grouped by model, route or
+        day: one GROUP BY query over the (account_id, created_at) index."""
         g = generations
-        group = g.c.model if group_by == "model" else day_of(g.c.created_at, self._db.dialect)
+        group: ColumnElement[Any]
+        if group_by == "model":
+            group = g.c.model
+        elif group_by == "route":
+            group = g.c.route
+        else:
+            group = day_of(g.c.created_at, self._db.dialect)
         query = (
             select(
                 group.label("grp"),
@@ -71,6 +80,8 @@ class UsageStore:
         )
         async with self._db.read() as conn:
             rows = [_row(r._mapping) for r in await conn.execute(query)]
+        if group_by == "route":
+            rows = _by_host(rows)
         total = UsageTotal(
             generations=sum(r.generations for r in rows),
             completed=sum(r.completed for r in rows),
@@ -94,9 +105,33 @@ def _is(status: Status) -> ColumnElement[int]:
     return case((generations.c.status == status.value, 1), else_=0)
 
 
+def _by_host(rows: list[UsageRow]) -> list[UsageRow]:
+    """Routes ("<host>:<host's model>[#id]") folded into their hosts, hosts in name order."""
+    hosts: dict[str | None, UsageRow] = {}
+    for r in rows:
+        host = r.group.split(":", 1)[0] if r.group else None
+        seen = hosts.get(host)
+        hosts[host] = (
+            r
+            if seen is None
+            else UsageRow(
+                group=host,
+                generations=seen.generations + r.generations,
+                completed=seen.completed + r.completed,
+                failed=seen.failed + r.failed,
+                billed_seconds=_round(seen.billed_seconds + r.billed_seconds),
+                cost=_round(seen.cost + r.cost),
+            )
+        )
+    return [
+        UsageRow(host, r.generations, r.completed, r.failed, r.billed_seconds, r.cost)
+        for host, r in sorted(hosts.items(), key=lambda item: (item[0] is None, item[0] or ""))
+    ]
+
+
 def _row(m: Any) -> UsageRow:
     return UsageRow(
-        group=str(m["grp"]),
+        group=None if m["grp"] is None else str(m["grp"]),
         generations=int(m["generations"]),
         completed=int(m["completed"] or 0),
         failed=int(m["failed"] or 0),

@@ -21,6 +21,7 @@ from vidrouter.observability import Observer
 from vidrouter.storage.base import BlobStorage
 from vidrouter.store.generations import GenerationStore, ListPage
 from vidrouter.store.keys import ApiKey
+from vidrouter.usecases.budgets import Budgets, estimated_cost
 from vidrouter.usecases.models import ModelCatalog
 from vidrouter.usecases.rate_limits import Limiter
 from vidrouter.webhooks.outbox import deliveries_for
@@ -69,6 +70,7 @@ class Generations:
         wake: Callable[[], None],
         wake_deliveries: Callable[[], None],
         observer: Observer | None = None,
+        budgets: Budgets | None = None,
     ) -> None:
         self._observer = observer if observer is not None else Observer()
         self.store = store
@@ -79,6 +81,7 @@ class Generations:
         self._clock = clock
         self._wake = wake  # new work: an idle worker starts on it at once
         self._wake_deliveries = wake_deliveries
+        self._budgets = budgets
 
     # --- create ------------------------------------------------------------------------------
 
@@ -123,13 +126,19 @@ class Generations:
             updated_at=now,
             next_attempt_at=now,
             deadline_at=now + self._policy.deadline,
+            estimated_cost=estimated_cost(req),
             routing=req.routing.to_json() if req.routing is not None else None,
         )
+        guard = self._budgets.guard(key, g.estimated_cost or 0.0) if self._budgets else None
         if idempotency_key is None:
-            await self.store.insert(g)
+            await self.store.insert(g, guard=guard)
         else:
             made, made_with = await self.store.insert_idempotent(
-                g, key=idempotency_key, request_hash=fingerprint, since=now - IDEMPOTENCY_WINDOW
+                g,
+                key=idempotency_key,
+                request_hash=fingerprint,
+                since=now - IDEMPOTENCY_WINDOW,
+                guard=guard,
             )
             if made_with != fingerprint:
                 raise Conflict(
@@ -192,12 +201,13 @@ class Generations:
 
     async def delete(self, account_id: str, generation_id: str) -> Generation:
         """Delete the generation and its stored video; an unfinished one is canceled first.
+        The record of its spend stays (see GenerationStore.delete): usage and budgets count it.
         NotFound when it is not the account's or a concurrent request deleted it."""
         g = await self.get(account_id, generation_id)
         if not g.status.terminal:
             with contextlib.suppress(Conflict):  # it finished meanwhile: delete it all the same
                 await self._cancel(g)
-        removed = await self.store.delete(g.id, account_id=account_id)
+        removed = await self.store.delete(g.id, account_id=account_id, now=self._clock())
         if removed is None:
             raise NotFound(
                 f"no generation with id {generation_id[:64]!r}",

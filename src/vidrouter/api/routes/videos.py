@@ -18,7 +18,7 @@ from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
 from vidrouter.api.routes.content import serve_blob
-from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, ErrorOut
+from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, Cost, ErrorOut
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.usecases.generations import Generations
@@ -56,6 +56,13 @@ class VideoOut(BaseModel):
     )
     remixed_from_video_id: None = None
     prompt: str
+    estimated_cost: Cost | None = Field(
+        description="vidrouter's extension: requested seconds x the price it would be billed "
+        "at, from creation (USD)."
+    )
+    cost: Cost | None = Field(
+        description="vidrouter's extension: what it cost, once completed (USD)."
+    )
 
 
 class VideoListOut(BaseModel):
