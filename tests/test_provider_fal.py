@@ -386,10 +386,16 @@ async def test_fal_side_failure_is_resubmitted_then_fails_as_provider_error(
         503,
         {"detail": "Runner disconnected", "error_type": "runner_disconnected"},
     )
-    done = await _run(_settings(tmp_path, url))
+    async with running(_settings(tmp_path, url)) as app:
+        done = await app.generate(model=MODEL, prompt="a fox", timeout=30)
+        stored = await app.service.generations.get(done["id"])
     assert done["status"] == "failed"
     assert done["error"]["code"] == "provider_error"
-    assert "Runner disconnected" in done["error"]["message"]
+    # The client reads our sentence; fal's own words are kept for operators.
+    assert done["error"]["message"].startswith("the provider could not make this video")
+    assert "Runner disconnected" not in done["error"]["message"]
+    assert stored is not None and stored.error is not None
+    assert "Runner disconnected" in stored.error.message
     assert fake.plan.count("POST", "/fal-ai/") == MAX_JOB_FAILURES
 
 

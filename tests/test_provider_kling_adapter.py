@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from tests.fakes.kling import KlingFake, error_body
+from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
-from tests.test_provider_kling import data_uri, image_host, png
+from tests.test_provider_kling import frame_url
 from vidrouter.providers.base import (
     AuthFailed,
     ContentRejected,
@@ -97,7 +98,7 @@ async def test_error_codes_map_onto_our_classes() -> None:
 async def test_payloads_for_text_and_both_image_forms() -> None:
     fake = KlingFake()
     frame = png(400, 400)
-    async with image_host(frame) as image_url, adapter_for(fake) as provider:
+    async with frame_url(frame) as image_url, adapter_for(fake) as provider:
         text = await provider.submit(request(callback_url="https://hooks.example/k"))
         by_url = await provider.submit(
             request(generation_id="gen_b", image_url=image_url, aspect_ratio="9:16")

@@ -215,10 +215,16 @@ async def test_luma_side_failure_is_a_provider_error(
 ) -> None:
     fake, url = luma
     fake.fail_jobs_with = "Job failed due to an internal error"
-    done = await _run(_settings(tmp_path, url))
+    async with running(_settings(tmp_path, url)) as app:
+        done = await app.generate(model="ray-2", prompt="a fox", timeout=30)
+        stored = await app.service.generations.get(done["id"])
     assert done["status"] == "failed"
     assert done["error"]["code"] == "provider_error"
-    assert "internal error" in done["error"]["message"]
+    # The client reads our sentence; Luma's own words are kept for operators.
+    assert done["error"]["message"].startswith("the provider could not make this video")
+    assert "internal error" not in done["error"]["message"]
+    assert stored is not None and stored.error is not None
+    assert "Job failed due to an internal error" in stored.error.message
 
 
 async def test_cancel_of_a_generation_luma_already_dropped_is_quiet(

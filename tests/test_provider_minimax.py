@@ -316,8 +316,8 @@ async def test_minimax_limits_fail_before_any_request(tmp_path: Path) -> None:
         key = await app.new_key()
         # What the catalog knows is a 400 from our API.
         cases = [
-            ({"duration": 8}, "duration_unsupported"),
-            ({"duration": 5}, "duration_unsupported"),
+            ({"duration": 8}, "duration_unsupported"),  # between its 6 and 10 s
+            ({"duration": 5}, "duration_invalid"),  # under its shortest, 6 s
             ({"duration": 12}, "duration_too_long"),
             ({"aspect_ratio": "9:16"}, "aspect_ratio_unsupported"),
             ({"aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
@@ -326,6 +326,8 @@ async def test_minimax_limits_fail_before_any_request(tmp_path: Path) -> None:
             response = await app.create(key, model="hailuo-2.3", prompt="p", **extra)
             assert response.status_code == 400, response.text
             assert response.json()["error"]["code"] == code
+            param = "duration" if code.startswith("duration") else "aspect_ratio"
+            assert response.json()["error"]["param"] == param
         no_image = await app.create(key, model="hailuo-2.3-fast", prompt="move")
         assert no_image.status_code == 400, no_image.text
         assert no_image.json()["error"]["code"] == "image_required"
@@ -370,16 +372,25 @@ async def test_failures_end_in_their_documented_state(tmp_path: Path) -> None:
         )
         fake.fail_jobs_with = (0, "generation failed")
         failed_task = await generate(app, model="hailuo-02", prompt="p")
+        stored = await app.service.generations.get(failed_task["id"])
+    # The client's own mistakes show MiniMax's reason after our sentence.
     expected = [
         (moderated_input, "content_policy", "1026"),
         (moderated_output, "content_policy", "1027"),
         (bad_image, "invalid_input", "2013"),
-        (failed_task, "provider_error", "generation failed"),
     ]
     for done, code, detail in expected:
         assert done["status"] == "failed", done
         assert done["error"]["code"] == code, done
         assert detail in done["error"]["message"], done
+    # MiniMax's own failure is our sentence; its words are kept for operators.
+    assert failed_task["status"] == "failed", failed_task
+    assert failed_task["error"]["code"] == "provider_error", failed_task
+    message = failed_task["error"]["message"]
+    assert message.startswith("the provider could not make this video"), failed_task
+    assert "generation failed" not in message
+    assert stored is not None and stored.error is not None
+    assert "generation failed" in stored.error.message
     # The refused prompt and the refused image made no task; the moderated output made one;
     # the job MiniMax failed on its side was submitted again, up to MAX_JOB_FAILURES times.
     assert len(fake.tasks) == 1 + MAX_JOB_FAILURES

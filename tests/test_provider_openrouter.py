@@ -22,6 +22,7 @@ from tests.support.images import data_uri, png
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from tests.support.video import decode
+from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import MAX_TRIES
 from vidrouter.providers.base import (
     JobState,
@@ -90,10 +91,34 @@ async def run_one(
     **body: Any,
 ) -> dict[str, Any]:
     """Create one generation through our API and wait for its end."""
+    done, _ = await run_and_store(tmp_path, url, scale=scale, settings=settings, **body)
+    return done
+
+
+async def run_and_store(
+    tmp_path: Path,
+    url: str,
+    *,
+    scale: float = 0.01,
+    settings: dict[str, Any] | None = None,
+    **body: Any,
+) -> tuple[dict[str, Any], Generation]:
+    """As run_one, with the generation as stored: the provider's words are kept there."""
     async with running(settings_for(tmp_path, url, scale=scale, **(settings or {}))) as app:
         done = await app.generate(**body, timeout=30)
         assert done["status"] in ("completed", "failed"), done
-        return done
+        stored = await app.service.generations.get(done["id"])
+        assert stored is not None
+        return done, stored
+
+
+def assert_ours_kept_theirs(done: dict[str, Any], stored: Generation, theirs: str) -> None:
+    """A provider_error shows the client our sentence, never the provider's words, which the
+    stored generation keeps for operators."""
+    assert done["error"]["code"] == "provider_error", done
+    assert done["error"]["message"].startswith("the provider could not make this video"), done
+    assert theirs not in done["error"]["message"], done
+    assert stored.error is not None and theirs in stored.error.message, stored.error
 
 
 def context(settings: Settings, tmp_path: Path) -> ProviderContext:
@@ -364,9 +389,14 @@ async def test_job_failures_map_to_our_codes(
 ) -> None:
     openrouter, url = fake
     openrouter.fail_jobs_with = failure
-    done = await run_one(tmp_path, url, model="gen4.5", prompt="p", settings=NO_BREAKER)
+    done, stored = await run_and_store(
+        tmp_path, url, model="gen4.5", prompt="p", settings=NO_BREAKER
+    )
     assert done["status"] == "failed"
-    assert done["error"]["code"] == code and failure in done["error"]["message"]
+    if code == "provider_error":
+        assert_ours_kept_theirs(done, stored, failure)
+    else:  # the client's to fix: OpenRouter's reason follows our sentence
+        assert done["error"]["code"] == code and failure in done["error"]["message"]
     assert len(openrouter.created) == jobs  # OpenRouter's own failures are tried again (3x)
 
 
@@ -375,9 +405,11 @@ async def test_expired_jobs_are_submitted_again(
 ) -> None:
     openrouter, url = fake
     openrouter.expire_jobs = True
-    done = await run_one(tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER)
-    assert done["status"] == "failed" and done["error"]["code"] == "provider_error"
-    assert "expired" in done["error"]["message"]
+    done, stored = await run_and_store(
+        tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER
+    )
+    assert done["status"] == "failed"
+    assert_ours_kept_theirs(done, stored, "expired")
     assert len(openrouter.created) == 3
 
 
@@ -393,12 +425,13 @@ async def test_a_job_openrouter_does_not_know_is_polled_again_then_given_up(
         times=times,
         body={"error": {"code": 404, "message": "Video generation job not found"}},
     )
-    done = await run_one(tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER)
+    done, stored = await run_and_store(
+        tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER
+    )
     assert done["status"] == status, done
     assert len(openrouter.created) == 1  # never paid for twice
     if status == "failed":
-        assert done["error"]["code"] == "provider_error"
-        assert "no longer knows this job" in done["error"]["message"]
+        assert_ours_kept_theirs(done, stored, "no longer knows this job")
         assert openrouter.plan.count("GET", VIDEOS + "/gen-vid-") == MAX_TRIES
 
 

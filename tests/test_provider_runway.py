@@ -14,10 +14,11 @@ import runwayml.lib.polling
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.runway import RunwayFake
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import running, test_settings
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
 from tests.support.video import decode
+from vidrouter.domain.generation import Generation
 from vidrouter.settings import Settings
 
 
@@ -39,12 +40,15 @@ def settings_for(
 
 async def run_one(
     tmp_path: Path, url: str, *, scale: float = 0.01, **body: Any
-) -> tuple[dict[str, Any], Harness]:
-    """Create one generation through our API and wait for its end."""
+) -> tuple[dict[str, Any], Generation]:
+    """Create one generation through our API and wait for its end; with it as stored (where
+    the provider's own words are kept for operators)."""
     async with running(settings_for(tmp_path, url, scale=scale)) as app:
         done = await app.generate(**body, timeout=30)
         assert done["status"] in ("completed", "failed"), done
-        return done, app
+        stored = await app.service.generations.get(done["id"])
+        assert stored is not None
+        return done, stored
 
 
 # --- 1. the official SDK against the fake ----------------------------------------------------
@@ -220,14 +224,16 @@ async def test_provider_limits_are_checked_before_any_request(
         key = await app.new_key()
         cases: list[tuple[dict[str, Any], str]] = [
             ({"duration": 11}, "duration_too_long"),
-            ({"duration": 2.5}, "duration_unsupported"),
-            ({"duration": 1}, "duration_unsupported"),
+            ({"duration": 2.5}, "duration_unsupported"),  # not one of its whole seconds
+            ({"duration": 1}, "duration_invalid"),  # under its shortest, 2 s
             ({"aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
         ]
         for extra, code in cases:
             r = await app.create(key, model="gen4.5", prompt="p", **extra)
             assert r.status_code == 400, r.text
             assert r.json()["error"]["code"] == code
+            param = "duration" if code.startswith("duration") else "aspect_ratio"
+            assert r.json()["error"]["param"] == param
     assert runway.plan.requests == []
 
 
@@ -290,10 +296,17 @@ async def test_task_failures_map_to_our_codes(
 ) -> None:
     runway, url = fake
     runway.fail_jobs_with = (failure_code, "The task failed.")
-    done, _ = await run_one(tmp_path, url, model="gen4.5", prompt="p")
+    done, stored = await run_one(tmp_path, url, model="gen4.5", prompt="p")
     assert done["status"] == "failed"
     assert done["error"]["code"] == error_code
-    assert failure_code in done["error"]["message"]
+    assert stored.error is not None and stored.error.code == error_code
+    assert failure_code in stored.error.message  # Runway's words, for operators
+    if error_code == "provider_error":  # the client reads our sentence, not Runway's
+        message = done["error"]["message"]
+        assert message.startswith("the provider could not make this video"), done
+        assert failure_code not in message and "The task failed" not in message
+    else:  # the client's to fix: Runway's reason follows our sentence
+        assert failure_code in done["error"]["message"]
 
 
 async def test_throttled_tasks_wait_then_complete(

@@ -255,8 +255,8 @@ async def test_provider_limits_are_checked_before_any_request(tmp_path: Path) ->
         cases = [
             ({"model": "seedance-1-pro", "duration": 13}, "duration_too_long"),
             ({"model": "seedance-1-pro", "duration": 5.5}, "duration_unsupported"),
-            ({"model": "seedance-2", "duration": 3}, "duration_unsupported"),
-            ({"model": "seedance-1.5-pro", "duration": 2}, "duration_unsupported"),
+            ({"model": "seedance-2", "duration": 3}, "duration_invalid"),  # under its 4 s
+            ({"model": "seedance-1.5-pro", "duration": 2}, "duration_invalid"),  # under its 4 s
             ({"model": "seedance-2-fast", "aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
             ({"model": "seedance-1-pro", "image_url": "data:image/gif;base64,R0lG"}, None),
         ]
@@ -265,6 +265,8 @@ async def test_provider_limits_are_checked_before_any_request(tmp_path: Path) ->
             assert response.status_code == 400, (body, response.text)
             if code is not None:
                 assert response.json()["error"]["code"] == code, body
+                param = "duration" if code.startswith("duration") else "aspect_ratio"
+                assert response.json()["error"]["param"] == param, body
     assert fake.plan.requests == []
 
 

@@ -129,6 +129,11 @@ class GenerationOut(BaseModel):
         "creation; what an unfinished generation counts against a budget."
     )
     metadata: dict[str, str]
+    routing: dict[str, Any] | None = Field(
+        default=None,
+        description="The routing policy it was routed under, defaults filled in "
+        "(docs/routing.md).",
+    )
     created_at: str
     started_at: str | None
     completed_at: str | None

@@ -35,6 +35,19 @@ class Pricing(_Wire):
     currency: str = "USD"
 
 
+class ModelRoute(_Wire):
+    """One usable route of a model and how it has been delivering (docs/routing.md)."""
+
+    provider: str
+    price_per_second: float
+    state: Literal["available", "degraded", "unavailable"]
+    success_rate: float | None = None
+    p50_seconds: float | None = None
+    p95_seconds: float | None = None
+    completed: int = 0
+    failed: int = 0
+
+
 class Model(_Wire):
     id: str
     name: str
@@ -49,6 +62,7 @@ class Model(_Wire):
     durations: list[float] | None = None
     status: Literal["available", "degraded", "unavailable"] = "available"
     object: Literal["model"] | None = None  # on GET /v1/models/{id} only, not on list items
+    routes: list[ModelRoute] | None = None  # on GET /v1/models/{id} only
 
 
 class Cost(_Wire):
@@ -84,6 +98,7 @@ class Generation(_Wire):
     cost: Cost | None = None
     estimated_cost: Cost | None = None  # from creation: seconds x the price (issue 13)
     metadata: dict[str, str] = Field(default_factory=dict)
+    routing: dict[str, object] | None = None  # the routing policy it was routed under
     route: str | None = None
     attempts: list[Attempt] = Field(default_factory=list)
     created_at: datetime
