@@ -131,8 +131,7 @@ class GenerationOut(BaseModel):
     metadata: dict[str, str]
     routing: dict[str, Any] | None = Field(
         default=None,
-        description="The routing policy it was routed under, defaults filled in "
-        "(docs/routing.md).",
+        description="The routing policy it was routed under, defaults filled in (docs/routing.md).",
     )
     created_at: str
     started_at: str | None

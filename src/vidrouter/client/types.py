@@ -9,7 +9,7 @@ ignored, so a newer server's additions never break an older client.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -98,7 +98,7 @@ class Generation(_Wire):
     cost: Cost | None = None
     estimated_cost: Cost | None = None  # from creation: seconds x the price (issue 13)
     metadata: dict[str, str] = Field(default_factory=dict)
-    routing: dict[str, object] | None = None  # the routing policy it was routed under
+    routing: dict[str, Any] | None = None  # the routing policy it was routed under
     route: str | None = None
     attempts: list[Attempt] = Field(default_factory=list)
     created_at: datetime
