@@ -17,6 +17,7 @@ from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.fakes.base import FaultInjector
@@ -88,3 +89,16 @@ def _check(error: base.ProviderError, case: dict[str, Any], *, calls: int) -> No
     if isinstance(error, base.AccountRefused):
         # Never retried on this route; the client reads provider_unavailable.
         assert not error.is_retryable and error.code == "provider_unavailable", said
+
+
+def test_minimax_rate_limit_in_a_429_keeps_its_retry_after() -> None:
+    """MiniMax may send its 1002 body in an HTTP 429 with Retry-After: the wait is honoured."""
+    from vidrouter.providers.minimax import errors as minimax_errors
+
+    request = httpx.Request("POST", "https://api.minimax.io/v1/video_generation")
+    body = {"base_resp": {"status_code": 1002, "status_msg": "rate limit"}}
+    throttled = httpx.Response(429, json=body, headers={"Retry-After": "7"}, request=request)
+    error = minimax_errors.for_code(1002, "rate limit", throttled)
+    assert isinstance(error, base.RateLimited) and error.retry_after == 7.0
+    plain = httpx.Response(200, json=body, request=request)
+    assert minimax_errors.for_code(1002, "rate limit", plain).retry_after is None  # type: ignore[attr-defined]

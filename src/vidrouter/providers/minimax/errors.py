@@ -47,7 +47,9 @@ def for_code(code: int, message: str, response: httpx.Response | None) -> base.P
     }
     error: base.ProviderError
     if code in RATE_LIMITED:
-        error = base.RateLimited(text, retry_after=None, **kw)
+        # MiniMax sends 1002 in a 200 or in a 429; a Retry-After beside it is honoured.
+        wait = http.retry_after(response.headers) if response is not None else None
+        error = base.RateLimited(text, retry_after=wait, **kw)
     elif code in SERVER_SIDE:
         error = base.ProviderUnavailable(text, **kw)
     elif code in TIMED_OUT:
