@@ -62,7 +62,10 @@ def test_models_are_typed(server: LiveServer) -> None:
         assert preview.max_duration >= preview.default_duration > 0
         assert "16:9" in preview.aspect_ratios
         single = client.model("local-preview")
-        assert single.object == "model" and single.model_copy(update={"object": None}) == preview
+        assert single.object == "model" and single.routes
+        assert single.routes[0].provider == "local"
+        # The item is the list's entry plus `object` and the live `routes`.
+        assert single.model_copy(update={"object": None, "routes": None}) == preview
 
 
 def test_generate_waits_and_downloads_a_playable_video(server: LiveServer, tmp_path: Path) -> None:
