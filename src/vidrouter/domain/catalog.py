@@ -15,6 +15,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from vidrouter.domain.controls import (
+    OPTIONAL_CONTROLS,
+    Controls,
+    PriceVariant,
+    parse_by_resolution,
+    parse_resolutions,
+    parse_supports,
+    parse_variants,
+)
 from vidrouter.domain.generation import JsonScalar
 
 CURRENCY = "USD"
@@ -35,10 +44,41 @@ class Route:
     priority: int = 0  # lower first; ties are broken by price
     options: Mapping[str, JsonScalar] = field(default_factory=dict)
     name: str | None = None  # tells apart two routes of one provider with one model name
+    # What it makes and honours (domain/controls.py); None until the model's are inherited.
+    resolutions: tuple[str, ...] | None = None  # the default first
+    audio: bool | None = None  # whether its default output has sound
+    supports: frozenset[str] | None = None
+    variants: tuple[PriceVariant, ...] = ()
+    durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         return f"{self.provider}:{self.name or self.provider_model}"
+
+    def price_for(self, resolution: str | None, audio: bool | None) -> float:
+        """USD per second of the configuration (the default one's where none matches)."""
+        for variant in self.variants:
+            if variant.resolution == resolution and variant.audio == audio:
+                return variant.per_second
+        return self.price_per_second
+
+    def honours(self, controls: Controls, duration: float | None = None) -> bool:
+        """Whether this route can make what `controls` ask (and at this duration)."""
+        supports = self.supports or frozenset()
+        if controls.resolution is not None and controls.resolution not in (self.resolutions or ()):
+            return False
+        if (
+            controls.generate_audio is not None
+            and controls.generate_audio != self.audio
+            and "generate_audio" not in supports
+        ):
+            return False
+        for name in OPTIONAL_CONTROLS:
+            asked = name != "generate_audio" and getattr(controls, name) is not None
+            if asked and name not in supports:
+                return False
+        allowed = self.durations_by_resolution.get(controls.resolution or "")
+        return duration is None or allowed is None or duration in allowed
 
     @property
     def max_concurrent(self) -> int | None:
@@ -63,6 +103,11 @@ class ModelSpec:
     retired_on: date | None = None
     replacement: str | None = None
     min_duration: float | None = None  # shortest accepted; None: 1 s (or the least of durations)
+    # What its routes make and honour unless they say otherwise (domain/controls.py).
+    resolutions: tuple[str, ...] = ()
+    audio: bool = False
+    supports: frozenset[str] = frozenset()
+    durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,10 +121,29 @@ class ListedModel:
     durations: tuple[float, ...] | None
     default_duration: float
     aspect_ratios: tuple[str, ...]
+    resolutions: tuple[str, ...] = ()  # what every usable route makes, the default first
+    supports: tuple[str, ...] = ()  # the optional controls every usable route honours
+    durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
         return self.spec.id
+
+    @property
+    def audio(self) -> bool:
+        """Whether the default output has sound."""
+        return self.spec.audio
+
+    @property
+    def variants(self) -> tuple[PriceVariant, ...]:
+        """The priced configurations of the route that would be chosen, within what the
+        model offers (the default configuration first)."""
+        audios = {self.audio, not self.audio} if "generate_audio" in self.supports else {self.audio}
+        return tuple(
+            v
+            for v in self.routes[0].variants
+            if v.resolution in self.resolutions and v.audio in audios
+        )
 
     @property
     def price_per_second(self) -> float:
@@ -143,7 +207,27 @@ def offer(model: ModelSpec, usable: RouteFilter) -> ListedModel | None:
     if durations is not None and default not in durations:
         default = durations[0]
     default = min(default, max_duration)
-    return ListedModel(model, tuple(routes), max_duration, durations, default, ratios)
+    order = model.resolutions or routes[0].resolutions or ()
+    resolutions = tuple(x for x in order if all(x in (r.resolutions or ()) for r in routes))
+    supports = tuple(c for c in OPTIONAL_CONTROLS if all(c in (r.supports or ()) for r in routes))
+    by_resolution: dict[str, tuple[float, ...]] = {}
+    for route in routes:
+        for resolution, allowed in route.durations_by_resolution.items():
+            known = by_resolution.get(resolution)
+            by_resolution[resolution] = (
+                allowed if known is None else tuple(d for d in known if d in allowed)
+            )
+    return ListedModel(
+        model,
+        tuple(routes),
+        max_duration,
+        durations,
+        default,
+        ratios,
+        resolutions,
+        supports,
+        by_resolution,
+    )
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -180,7 +264,45 @@ def load_catalog(extra: Path | None = None) -> Catalog:
             # own price) wins over an extra route of the same host and model name.
             if spec is not None and all(r.key != route.key for r in spec.routes):
                 models[model_id] = replace(spec, routes=(*spec.routes, route))
-    return Catalog(tuple(models.values()))
+    return Catalog(tuple(_settled(spec) for spec in models.values()))
+
+
+def _settled(model: ModelSpec) -> ModelSpec:
+    """The model with every route's controls and prices complete: what a route leaves out
+    it inherits from the model; its variants cover every configuration it makes."""
+    routes = []
+    for route in model.routes:
+        resolutions = route.resolutions if route.resolutions is not None else model.resolutions
+        audio = route.audio if route.audio is not None else model.audio
+        supports = route.supports if route.supports is not None else model.supports
+        by_resolution = route.durations_by_resolution or model.durations_by_resolution
+        audios = sorted({audio, not audio} if "generate_audio" in supports else {audio})
+        # Without variants, one price for every configuration it makes.
+        variants = route.variants or tuple(
+            PriceVariant(r, a, route.price_per_second) for r in resolutions for a in audios
+        )
+        priced = {(v.resolution, v.audio) for v in variants}
+        missing = [f"{r} audio={a}" for r in resolutions for a in audios if (r, a) not in priced]
+        if missing:
+            raise CatalogError(
+                f"model {model.id}: route {route.key} has no price for {', '.join(missing)}"
+            )
+        if resolutions:
+            # The default configuration first; its price is the route's `price_per_second`.
+            default = (resolutions[0], audio)
+            variants = tuple(sorted(variants, key=lambda v: (v.resolution, v.audio) != default))
+            route = replace(route, price_per_second=variants[0].per_second)
+        routes.append(
+            replace(
+                route,
+                resolutions=resolutions,
+                audio=audio,
+                supports=supports,
+                variants=variants,
+                durations_by_resolution=by_resolution,
+            )
+        )
+    return replace(model, routes=tuple(routes))
 
 
 def _extra_routes(data: Mapping[str, Any], source: str) -> Iterable[tuple[str, Route]]:
@@ -230,6 +352,10 @@ def _model(entry: Mapping[str, Any]) -> ModelSpec:
         else date.fromisoformat(str(retired)),
         replacement=entry.get("replacement"),
         min_duration=float(entry["min_duration"]) if "min_duration" in entry else None,
+        resolutions=parse_resolutions(entry.get("resolutions")) or (),
+        audio=bool(entry.get("audio", False)),
+        supports=parse_supports(entry.get("supports")) or frozenset(),
+        durations_by_resolution=parse_by_resolution(entry.get("durations_by_resolution")),
     )
 
 
@@ -237,14 +363,25 @@ def _route(entry: Mapping[str, Any]) -> Route:
     durations = entry.get("durations")
     ratios = entry.get("aspect_ratios")
     max_duration = entry.get("max_duration")
+    resolutions = parse_resolutions(entry.get("resolutions"))
+    variants = parse_variants(entry.get("variants"))
+    price = entry.get("price_per_second")
+    if price is None and variants:
+        # The default configuration's price: the first resolution with the default audio.
+        price = variants[0].per_second
     return Route(
         provider=str(entry["provider"]),
         provider_model=str(entry["model"]),
-        price_per_second=float(entry["price_per_second"]),
+        price_per_second=float(price),  # type: ignore[arg-type]
         max_duration=float(max_duration) if max_duration is not None else None,
         durations=tuple(float(d) for d in durations) if durations is not None else None,
         aspect_ratios=tuple(str(a) for a in ratios) if ratios is not None else None,
         priority=int(entry.get("priority", 0)),
         options=dict(entry.get("options", {})),
         name=str(entry["id"]) if entry.get("id") is not None else None,
+        resolutions=resolutions,
+        audio=bool(entry["audio"]) if "audio" in entry else None,
+        supports=parse_supports(entry.get("supports")),
+        variants=variants,
+        durations_by_resolution=parse_by_resolution(entry.get("durations_by_resolution")),
     )

@@ -32,6 +32,7 @@ from typing import ClassVar, Protocol
 
 import httpx
 
+from vidrouter.domain.controls import Controls
 from vidrouter.domain.errors import VidrouterError
 from vidrouter.domain.generation import JobData, JsonScalar
 from vidrouter.settings import Settings
@@ -128,6 +129,9 @@ class ProviderRequest:
     image_url: str | None = None
     options: Mapping[str, JsonScalar] = field(default_factory=dict)
     callback_url: str | None = None
+    # What the user asked beyond the seed's fields, the model's defaults filled in
+    # (resolution, generate_audio); the route honours every control set here.
+    controls: Controls = field(default_factory=Controls)
 
 
 @dataclass(frozen=True)

@@ -7,23 +7,21 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row, and_, delete, func, insert, or_, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain import ids
 from vidrouter.domain.generation import (
     TERMINAL,
-    Attempt,
     Generation,
-    GenerationError,
     Status,
     Step,
 )
 from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
+from vidrouter.store.generation_rows import columns, generation_from_row
 from vidrouter.store.leases import claim_due
 from vidrouter.store.tables import generations as t
 from vidrouter.store.tables import idempotency_keys as idem
@@ -85,7 +83,7 @@ class GenerationStore:
         async with self._db.write() as conn:
             if guard is not None:
                 await guard(conn)
-            await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
+            await conn.execute(insert(t).values(**columns(generation), id=generation.id))
         self._remember(generation)
 
     async def insert_idempotent(
@@ -125,7 +123,7 @@ class GenerationStore:
                     # replays, instead of being refused by a budget its original used up.
                     if guard is not None:
                         await guard(conn)
-                    await conn.execute(insert(t).values(**_columns(generation), id=generation.id))
+                    await conn.execute(insert(t).values(**columns(generation), id=generation.id))
                 return generation, request_hash
             except IntegrityError:
                 continue  # another request with this key won the race: read its result
@@ -163,7 +161,7 @@ class GenerationStore:
             row = (await conn.execute(query)).first()
         if row is None:
             return None
-        g = _generation(row)
+        g = generation_from_row(row)
         self._remember(g)
         return g
 
@@ -214,7 +212,7 @@ class GenerationStore:
                 query = query.order_by(t.c.created_at.desc(), t.c.id.desc())
             query = query.limit(limit + 1)
             rows = (await conn.execute(query)).all()
-        items = [_generation(r) for r in rows[:limit]]
+        items = [generation_from_row(r) for r in rows[:limit]]
         return ListPage(items, len(rows) > limit)
 
     # --- the engine's side ------------------------------------------------------------------
@@ -224,7 +222,7 @@ class GenerationStore:
     ) -> list[Generation]:
         """Take up to `limit` due, unleased rows, setting the lease in one statement."""
         rows = await claim_due(self._db, t, owner, now=now, lease_until=lease_until, limit=limit)
-        return [_generation(r) for r in rows]
+        return [generation_from_row(r) for r in rows]
 
     async def save(
         self, generation: Generation, *, owner: str, deliveries: Sequence[Delivery] = ()
@@ -236,7 +234,7 @@ class GenerationStore:
             result = await conn.execute(
                 update(t)
                 .where(t.c.id == generation.id, t.c.lease_owner == owner, t.c.status.in_(_ACTIVE))
-                .values(**_columns(generation))
+                .values(**columns(generation))
             )
             if result.rowcount != 1:
                 return False
@@ -285,7 +283,7 @@ class GenerationStore:
             )
         self._finished.pop(generation_id, None)
         self._recent.pop(generation_id, None)
-        return _generation(row)
+        return generation_from_row(row)
 
     async def settle_canceled(self, generation_id: str, *, owner: str) -> bool:
         """A canceled generation's provider job was canceled: nothing is left to do."""
@@ -351,7 +349,7 @@ class GenerationStore:
             result = await conn.execute(
                 update(t)
                 .where(t.c.id == canceled.id, t.c.status.in_(_ACTIVE))
-                .values(**_columns(canceled))
+                .values(**columns(canceled))
             )
             if result.rowcount != 1:
                 return False
@@ -359,110 +357,3 @@ class GenerationStore:
                 await insert_delivery(conn, delivery)
         self._remember(canceled)
         return True
-
-
-def _columns(g: Generation) -> dict[str, Any]:
-    return {
-        "account_id": g.account_id,
-        "api_key_id": g.api_key_id,
-        "model": g.model,
-        "prompt": g.prompt,
-        "duration": g.duration,
-        "aspect_ratio": g.aspect_ratio,
-        "image_url": g.image_url,
-        "webhook_url": g.webhook_url,
-        "metadata": g.metadata,
-        "status": g.status.value,
-        "step": g.step.value,
-        "progress": g.progress,
-        "route": g.route,
-        "provider_job_id": g.provider_job_id,
-        "provider_job_data": g.provider_job_data,
-        "video_key": g.video_key,
-        "video_duration": g.video_duration,
-        "video_width": g.video_width,
-        "video_height": g.video_height,
-        "error_code": g.error.code if g.error else None,
-        "error_message": g.error.message if g.error else None,
-        "provider_error_code": g.provider_error_code,
-        "provider_request_id": g.provider_request_id,
-        "billed_seconds": g.billed_seconds,
-        "cost_amount": g.cost_amount,
-        "cost_currency": g.cost_currency,
-        "estimated_cost": g.estimated_cost,
-        "tries": g.tries,
-        "attempts": [_attempt_json(a) for a in g.attempts],
-        "created_at": g.created_at,
-        "updated_at": g.updated_at,
-        "started_at": g.started_at,
-        "completed_at": g.completed_at,
-        "next_attempt_at": g.next_attempt_at,
-        "deadline_at": g.deadline_at,
-        "lease_owner": g.lease_owner,
-        "lease_until": g.lease_until,
-        "routing": g.routing,
-    }
-
-
-def _attempt_json(a: Attempt) -> dict[str, Any]:
-    return {
-        "route": a.route,
-        "provider_job_id": a.provider_job_id,
-        "outcome": a.outcome,
-        "at": a.at.isoformat(),
-        "error_code": a.error_code,
-    }
-
-
-def _generation(row: Row[Any]) -> Generation:
-    m = row._mapping
-    error = GenerationError(m["error_code"], m["error_message"] or "") if m["error_code"] else None
-    return Generation(
-        id=m["id"],
-        account_id=m["account_id"],
-        api_key_id=m["api_key_id"],
-        model=m["model"],
-        prompt=m["prompt"],
-        duration=m["duration"],
-        aspect_ratio=m["aspect_ratio"],
-        image_url=m["image_url"],
-        webhook_url=m["webhook_url"],
-        metadata=m["metadata"] or {},
-        status=Status(m["status"]),
-        step=Step(m["step"]),
-        progress=m["progress"],
-        route=m["route"],
-        provider_job_id=m["provider_job_id"],
-        provider_job_data=m["provider_job_data"] or {},
-        video_key=m["video_key"],
-        video_duration=m["video_duration"],
-        video_width=m["video_width"],
-        video_height=m["video_height"],
-        error=error,
-        provider_error_code=m["provider_error_code"],
-        provider_request_id=m["provider_request_id"],
-        billed_seconds=m["billed_seconds"],
-        cost_amount=m["cost_amount"],
-        cost_currency=m["cost_currency"],
-        estimated_cost=m["estimated_cost"],
-        tries=m["tries"],
-        attempts=tuple(
-            Attempt(
-                route=a["route"],
-                provider_job_id=a.get("provider_job_id"),
-                outcome=a["outcome"],
-                at=datetime.fromisoformat(a["at"]),
-                error_code=a.get("error_code"),
-            )
-            for a in (m["attempts"] or [])
-        ),
-        created_at=m["created_at"],
-        updated_at=m["updated_at"],
-        started_at=m["started_at"],
-        completed_at=m["completed_at"],
-        next_attempt_at=m["next_attempt_at"],
-        deadline_at=m["deadline_at"],
-        lease_owner=m["lease_owner"],
-        lease_until=m["lease_until"],
-        routing=m["routing"],
-    )
