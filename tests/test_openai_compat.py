@@ -23,6 +23,7 @@ from tests.support.harness import test_settings
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.composition import Composition, create_app
+from vidrouter.domain.controls import CONTROL_FIELDS
 from vidrouter.domain.representation import shown_image_url
 from vidrouter.store.keys import NewKey
 
@@ -142,13 +143,13 @@ async def test_sdk_creates_polls_and_downloads_a_video(server: Server, tmp_path:
     assert done.completed_at is not None and done.completed_at >= done.created_at
 
     # The SDK's model holds exactly the fields we send, with nothing lost; our only
-    # extensions are the prices (issue 13), which it keeps as extra fields.
+    # extensions are the prices and the controls (issue 13), which it keeps as extra fields.
     raw = await client.videos.with_raw_response.retrieve(video.id)
     body = json.loads(raw.text)
-    assert set(body) == set(Video.model_fields) | {"estimated_cost", "cost"}
+    assert set(body) == set(Video.model_fields) | {"estimated_cost", "cost", *CONTROL_FIELDS}
     assert raw.parse().to_dict() == body
     extra = raw.parse().model_extra
-    assert extra is not None and set(extra) == {"estimated_cost", "cost"}
+    assert extra is not None and set(extra) == {"estimated_cost", "cost", *CONTROL_FIELDS}
     assert extra["estimated_cost"] == {"amount": 0.0, "currency": "USD"}  # a free model
     assert Video.model_validate(body).to_dict() == body  # strict validation passes too
 

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
+from typing import Unpack
 
 import anyio
 import httpx
@@ -17,7 +17,14 @@ from vidrouter.client._plan import Emit, Notify, Plan, Save, Send, Sleep, Step, 
 from vidrouter.client._sync import DEFAULT_BASE_URL
 from vidrouter.client.images import image_url, is_remote
 from vidrouter.client.retry import RetryPolicy
-from vidrouter.client.types import Generation, GenerationPage, Model, Usage
+from vidrouter.client.types import (
+    CreateControls,
+    Generation,
+    GenerationPage,
+    Model,
+    Usage,
+    UsageGroupBy,
+)
 
 OnProgress = Callable[[Generation], Awaitable[object] | object]
 
@@ -61,8 +68,11 @@ class AsyncClient:
         webhook_url: str | None = None,
         metadata: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
+        **controls: Unpack[CreateControls],
     ) -> Generation:
-        """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI."""
+        """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI;
+        `controls`: resolution, generate_audio, negative_prompt, seed, end_image_url,
+        enhance_prompt (docs/api.md)."""
         image_value: str | None = None
         if image is not None:
             # Reading a local file is blocking I/O: off the event loop.
@@ -79,6 +89,7 @@ class AsyncClient:
                 webhook_url=webhook_url,
                 metadata=metadata,
                 idempotency_key=idempotency_key,
+                controls=controls,
             )
         )
 
@@ -110,7 +121,7 @@ class AsyncClient:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "route", "day"] = "model",
+        group_by: UsageGroupBy = "model",
     ) -> Usage:
         return await self._run(self._core.usage(from_=from_, to=to, group_by=group_by))
 
@@ -140,6 +151,7 @@ class AsyncClient:
         idempotency_key: str | None = None,
         on_progress: OnProgress | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - WaitTimeoutError keeps the last state
+        **controls: Unpack[CreateControls],
     ) -> Generation:
         """`create` then `wait`: the completed generation, or `GenerationFailedError`."""
         first = await self.create(
@@ -151,6 +163,7 @@ class AsyncClient:
             webhook_url=webhook_url,
             metadata=metadata,
             idempotency_key=idempotency_key,
+            **controls,
         )
         plan = self._core.wait(first.id, timeout=timeout, first=first)
         return self._core.finish(await self._run(plan, on_progress))

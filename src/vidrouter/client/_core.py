@@ -24,12 +24,14 @@ from vidrouter.client.errors import (
 )
 from vidrouter.client.retry import RETRY_STATUSES, RetryPolicy, request_was_sent, retry_after
 from vidrouter.client.types import (
+    CreateControls,
     ErrorObject,
     Generation,
     GenerationPage,
     Model,
     ModelList,
     Usage,
+    UsageGroupBy,
 )
 
 Params = Mapping[str, str | int | float | None]
@@ -116,8 +118,9 @@ class Core:
         webhook_url: str | None = None,
         metadata: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
+        controls: CreateControls | None = None,
     ) -> Plan[Generation]:
-        body: dict[str, object] = {"model": model, "prompt": prompt}
+        body: dict[str, object] = {"model": model, "prompt": prompt, **(controls or {})}
         optional = {
             "duration": duration,
             "aspect_ratio": aspect_ratio,
@@ -174,7 +177,7 @@ class Core:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "route", "day"] = "model",
+        group_by: UsageGroupBy = "model",
     ) -> Plan[Usage]:
         params = {"from": from_, "to": to, "group_by": group_by}
         response = yield from self.call(self.request("GET", "/v1/usage", params=params))

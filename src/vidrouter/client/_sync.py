@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
+from typing import Unpack
 
 import httpx
 
@@ -15,7 +15,14 @@ from vidrouter.client._core import Core
 from vidrouter.client._plan import Emit, Notify, Plan, Save, Send, Sleep, Step, T
 from vidrouter.client.images import image_url
 from vidrouter.client.retry import RetryPolicy
-from vidrouter.client.types import Generation, GenerationPage, Model, Usage
+from vidrouter.client.types import (
+    CreateControls,
+    Generation,
+    GenerationPage,
+    Model,
+    Usage,
+    UsageGroupBy,
+)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 OnProgress = Callable[[Generation], object]
@@ -59,8 +66,11 @@ class Client:
         webhook_url: str | None = None,
         metadata: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
+        **controls: Unpack[CreateControls],
     ) -> Generation:
-        """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI."""
+        """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI;
+        `controls`: resolution, generate_audio, negative_prompt, seed, end_image_url,
+        enhance_prompt (docs/api.md)."""
         return self._run(
             self._core.create(
                 model=model,
@@ -71,6 +81,7 @@ class Client:
                 webhook_url=webhook_url,
                 metadata=metadata,
                 idempotency_key=idempotency_key,
+                controls=controls,
             )
         )
 
@@ -101,7 +112,7 @@ class Client:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "route", "day"] = "model",
+        group_by: UsageGroupBy = "model",
     ) -> Usage:
         return self._run(self._core.usage(from_=from_, to=to, group_by=group_by))
 
@@ -131,6 +142,7 @@ class Client:
         idempotency_key: str | None = None,
         on_progress: OnProgress | None = None,
         timeout: float | None = None,
+        **controls: Unpack[CreateControls],
     ) -> Generation:
         """`create` then `wait`: the completed generation, or `GenerationFailedError`."""
         first = self.create(
@@ -142,6 +154,7 @@ class Client:
             webhook_url=webhook_url,
             metadata=metadata,
             idempotency_key=idempotency_key,
+            **controls,
         )
         plan = self._core.wait(first.id, timeout=timeout, first=first)
         return self._core.finish(self._run(plan, on_progress))

@@ -4,7 +4,8 @@ Generations count in the range their `created_at` falls in; days are UTC days. C
 billed seconds are set when a generation completes, so only completed ones add to them.
 Deleted generations keep their rows (`deleted_at`) and count: usage is history. By route,
 a group is the host that served it ("fal", "replicate", ...; its own model names stay
-private), None for generations that never reached one. Every price is in USD
+private), None for generations that never reached one. By resolution, what it was made at
+(None before issue 13). Every price is in USD
 (`domain.catalog.CURRENCY`).
 """
 
@@ -20,12 +21,14 @@ from vidrouter.domain.generation import Status
 from vidrouter.store.database import Database
 from vidrouter.store.tables import generations
 
-GroupBy = Literal["model", "route", "day"]
+GroupBy = Literal["model", "route", "resolution", "day"]
 
 
 @dataclass(frozen=True)
 class UsageRow:
-    group: str | None  # the model id, the route's host (None: none), or the UTC day
+    # The model id, the route's host (None: none), the resolution (None: made before
+    # issue 13, or by a model that lists none) or the UTC day.
+    group: str | None
     generations: int
     completed: int
     failed: int
@@ -63,6 +66,8 @@ class UsageStore:
             group = g.c.model
         elif group_by == "route":
             group = g.c.route
+        elif group_by == "resolution":
+            group = g.c.resolution
         else:
             group = day_of(g.c.created_at, self._db.dialect)
         query = (

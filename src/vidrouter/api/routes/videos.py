@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
+from vidrouter.api import openai_videos_forms as forms
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
@@ -63,6 +64,13 @@ class VideoOut(BaseModel):
     cost: Cost | None = Field(
         description="vidrouter's extension: what it cost, once completed (USD)."
     )
+    # vidrouter's extension (issue 13): the controls, as on a Generation.
+    resolution: str | None
+    generate_audio: bool | None
+    negative_prompt: str | None
+    seed: int | None
+    end_image_url: str | None
+    enhance_prompt: bool | None
 
 
 class VideoListOut(BaseModel):
@@ -90,6 +98,13 @@ class VideoCreateJson(BaseModel):
         default=None,
         description='{"image_url": "<http(s) URL or data: URI of a PNG or JPEG>"}',
     )
+    # vidrouter's extension (issue 13): the controls of POST /v1/generations.
+    resolution: str | None = None
+    generate_audio: bool | None = None
+    negative_prompt: str | None = None
+    seed: int | None = Field(default=None, ge=0, le=4_294_967_295)
+    end_image_url: str | None = None
+    enhance_prompt: bool | None = None
 
 
 def _create_request_body() -> dict[str, Any]:
@@ -125,7 +140,10 @@ async def create_video(
 ) -> JSONResponse:
     """Create a video (JSON, or multipart/form-data with an `input_reference` file)."""
     req = await _video_request(request)
-    body = wire.create_body(req, catalog.listed() if req.model is None else [])
+    named = catalog.find(req.model) if isinstance(req.model, str) else None
+    body = wire.create_body(
+        req, catalog.listed() if req.model is None else [named] if named else []
+    )
     try:
         checked = generations.check(body)
     except InvalidRequest as exc:
@@ -221,9 +239,9 @@ async def _video_request(request: Request) -> wire.VideoRequest:
     media = content_type.split(";", 1)[0].strip().lower()
     raw = await request.body()
     if media == "multipart/form-data":
-        return wire.from_form(wire.parse_multipart(content_type, raw))
+        return wire.from_form(forms.parse_multipart(content_type, raw))
     if media == "application/x-www-form-urlencoded":
-        return wire.from_form(wire.parse_urlencoded(raw))
+        return wire.from_form(forms.parse_urlencoded(raw))
     if media in ("", "application/json") or media.endswith("+json"):
         return wire.from_json(parse_json(raw))
     raise UnsupportedMediaType(
