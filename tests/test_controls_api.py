@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 
 from tests.support.harness import Harness, running, test_settings
+from vidrouter.domain.catalog import Route
+from vidrouter.domain.controls import Controls
+from vidrouter.domain.routing import DEFAULT_POLICY, RoutingPolicy, order_routes
 
 CATALOG = """
 [[models]]
@@ -318,3 +321,19 @@ async def test_a_size_names_no_resolution_for_a_model_that_lists_none(tmp_path: 
         )
         assert made.status_code == 200, made.text
         assert made.json()["resolution"] is None
+
+
+def test_routes_that_cannot_make_what_is_asked_are_never_chosen() -> None:
+    """The listing only offers what every usable route honours, so this guards generations
+    made before a catalog change: the router skips a route that no longer honours them."""
+    loud = Route(
+        "veo", "v", 0.5, resolutions=("720p", "1080p"), audio=True, supports=frozenset({"seed"})
+    )
+    quiet = Route("fal", "f", 0.1, resolutions=("720p",), audio=False, supports=frozenset())
+    routes = [quiet, loud]
+    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(resolution="720p")) == routes
+    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(resolution="1080p")) == [loud]
+    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(generate_audio=True)) == [loud]
+    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(seed=3)) == [loud]
+    cheap = RoutingPolicy(max_price_per_second=0.2)
+    assert order_routes(routes, cheap, {}, Controls(seed=3)) == []

@@ -19,7 +19,15 @@ from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
 from vidrouter.api.routes.content import serve_blob
-from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, Cost, ErrorOut
+from vidrouter.api.schemas import (
+    ERRORS,
+    ERRORS_CREATE,
+    ERRORS_ID,
+    ControlsIn,
+    ControlsOut,
+    Cost,
+    ErrorOut,
+)
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.usecases.generations import Generations
@@ -39,8 +47,9 @@ class VideoErrorOut(BaseModel):
     message: str
 
 
-class VideoOut(BaseModel):
-    """OpenAI's Video object; `id` is the generation id, shared with /v1/generations."""
+class VideoOut(ControlsOut):
+    """OpenAI's Video object; `id` is the generation id, shared with /v1/generations. The
+    controls (inherited) are vidrouter's extension, as on a Generation."""
 
     id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
     object: Literal["video"] = "video"
@@ -64,13 +73,6 @@ class VideoOut(BaseModel):
     cost: Cost | None = Field(
         description="vidrouter's extension: what it cost, once completed (USD)."
     )
-    # vidrouter's extension (issue 13): the controls, as on a Generation.
-    resolution: str | None
-    generate_audio: bool | None
-    negative_prompt: str | None
-    seed: int | None
-    end_image_url: str | None
-    enhance_prompt: bool | None
 
 
 class VideoListOut(BaseModel):
@@ -87,7 +89,9 @@ class VideoDeletedOut(BaseModel):
     deleted: Literal[True] = True
 
 
-class VideoCreateJson(BaseModel):
+class VideoCreateJson(ControlsIn):
+    """OpenAI's create request; the controls (inherited) are vidrouter's extension."""
+
     model: str | None = Field(
         default=None, description="Any id from GET /v1/models; default: the first listed model."
     )
@@ -98,13 +102,6 @@ class VideoCreateJson(BaseModel):
         default=None,
         description='{"image_url": "<http(s) URL or data: URI of a PNG or JPEG>"}',
     )
-    # vidrouter's extension (issue 13): the controls of POST /v1/generations.
-    resolution: str | None = None
-    generate_audio: bool | None = None
-    negative_prompt: str | None = None
-    seed: int | None = Field(default=None, ge=0, le=4_294_967_295)
-    end_image_url: str | None = None
-    enhance_prompt: bool | None = None
 
 
 def _create_request_body() -> dict[str, Any]:
