@@ -78,21 +78,15 @@ async def test_google_genai_drives_the_fake(fake: tuple[VeoFake, str], tmp_path:
     # So the create goes through the SDK's own transport (base URL, version, key header), with
     # the body google-genai 2.25's `_GenerateVideosParameters_to_mldev` builds for
     # source=GenerateVideosSource(prompt=..., image=Image(image_bytes, mime_type)) and
-    # config=GenerateVideosConfig(aspect_ratio, duration_seconds, resolution, negative_prompt).
+    # config=GenerateVideosConfig(aspect_ratio, duration_seconds, resolution, negative_prompt,
+    # last_frame): every control the Gemini API takes.
+    frame = {"bytesBase64Encoded": base64.b64encode(png()).decode(), "mimeType": "image/png"}
     body = {
-        "instances": [
-            {
-                "prompt": "a red fox in the snow",
-                "image": {
-                    "bytesBase64Encoded": base64.b64encode(png()).decode(),
-                    "mimeType": "image/png",
-                },
-            }
-        ],
+        "instances": [{"prompt": "a red fox in the snow", "image": frame, "lastFrame": frame}],
         "parameters": {
             "aspectRatio": "9:16",
-            "durationSeconds": 6,
-            "resolution": "720p",
+            "durationSeconds": 8,
+            "resolution": "1080p",
             "negativePrompt": "blur",
         },
     }
@@ -159,6 +153,21 @@ async def test_google_genai_reads_the_fakes_errors_and_filtered_results(
             {"instances": [{"prompt": "p"}], "parameters": {"durationSeconds": 5}},
         )
     assert caught.value.status == "INVALID_ARGUMENT" and "4, 6, 8" in str(caught.value.message)
+    # What the Gemini API refuses of Vertex AI's controls, and 1080p under 8 s.
+    refused = [
+        ({"seed": 7}, "`seed` isn't supported by this model."),
+        ({"generateAudio": False}, "`generateAudio` isn't supported by this model."),
+        ({"resolution": "1080p", "durationSeconds": 6}, "only supported with a duration of 8"),
+    ]
+    for parameters, message in refused:
+        with pytest.raises(genai_errors.ClientError) as caught:
+            await client.aio._api_client.async_request(
+                "post",
+                "models/veo-3.1-generate-preview:predictLongRunning",
+                {"instances": [{"prompt": "p"}], "parameters": parameters},
+            )
+        assert caught.value.code == 400 and message in str(caught.value.message)
+    assert veo.submitted == [body]
 
 
 # --- the adapter alone -----------------------------------------------------------------------
