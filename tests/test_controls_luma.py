@@ -1,95 +1,36 @@
-"""Luma's controls on the Dream Machine API: the resolution and the end frame reach Luma's
-fields, each resolution costs Luma's price for its pixels, and what Ray 2 cannot do is refused
-before any request (issue 13)."""
+"""Luma's controls on the Dream Machine API (issue 13): each resolution costs Luma's price for
+its pixels, the models show them, and an end frame Luma cannot fetch fails before any request.
+The contract in tests/contract/controls/luma.py checks each control on Luma's field."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.luma import LumaFake
-from tests.support.harness import running, test_settings
-from tests.support.images import data_uri, image_host, png
-from tests.support.servers import serve_app
-from vidrouter.domain.controls import Controls
-from vidrouter.providers.base import InvalidInput, ProviderRequest
-from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.luma import LumaProvider
-from vidrouter.settings import Settings
+from tests.support.harness import running
+from tests.support.images import data_uri, png
+from tests.test_provider_luma import CREATE, _settings, images, luma
 
-CREATE = "/dream-machine/v1/generations"
+__all__ = ["images", "luma"]  # the fixtures, shared with the provider's own tests
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def luma() -> AsyncIterator[tuple[LumaFake, str]]:
-    fake = LumaFake()
-    async with serve_app(fake.app()) as url:
-        yield fake, url
-
-
-def settings_for(tmp_path: Path, url: str) -> Settings:
-    environ = {"LUMAAI_API_KEY": "test-key", "VIDROUTER_LUMA_BASE_URL": url}
-    return test_settings(tmp_path / "data", environ=environ, provider_delay_scale=0.01)
-
-
-async def submit(url: str, request: ProviderRequest) -> None:
-    provider = LumaProvider(AdapterConfig(url, {"LUMAAI_API_KEY": "test-key"}.get))
-    try:
-        await provider.submit(request)
-    finally:
-        await provider.aclose()
-
-
-# --- the adapter alone -----------------------------------------------------------------------
-
-
-async def test_resolution_and_end_frame_reach_lumas_fields(
-    luma: tuple[LumaFake, str], images: str
+async def test_an_end_frame_luma_cannot_fetch_fails_before_any_request(
+    luma: tuple[LumaFake, str], images: str, tmp_path: Path
 ) -> None:
     fake, url = luma
-    start, end = f"{images}/frame.png", f"{images}/frame.png?end"
-    controls = Controls(resolution="4k", generate_audio=False, end_image_url=end)
-    request = ProviderRequest("gen_1", "ray-2", "p", 9, "21:9", image_url=start, controls=controls)
-    await submit(url, request)
-    assert fake.submitted == [
-        {
-            "generation_type": "video",
-            "model": "ray-2",
-            "prompt": "p",
-            "aspect_ratio": "21:9",
-            "duration": "9s",
-            "resolution": "4k",
-            "keyframes": {
-                "frame0": {"type": "image", "url": start},
-                "frame1": {"type": "image", "url": end},
-            },
-        }
-    ]
-
-
-async def test_an_end_frame_luma_cannot_fetch_is_refused_before_any_request(
-    luma: tuple[LumaFake, str], images: str
-) -> None:
-    fake, url = luma
-    controls = Controls(resolution="720p", end_image_url=data_uri(png()))
-    request = ProviderRequest(
-        "gen_1", "ray-2", "p", 5, "16:9", image_url=f"{images}/frame.png", controls=controls
-    )
-    with pytest.raises(InvalidInput, match="http"):
-        await submit(url, request)
+    async with running(_settings(tmp_path, url)) as app:
+        done = await app.generate(
+            model="ray-2",
+            prompt="p",
+            image_url=f"{images}/frame.png",
+            end_image_url=data_uri(png()),
+            timeout=30,
+        )
+    assert done["status"] == "failed" and done["error"]["code"] == "invalid_input", done
+    assert "http" in done["error"]["message"]
     assert fake.plan.count("POST", CREATE) == 0
-
-
-# --- through our API -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -109,7 +50,7 @@ async def test_each_resolution_costs_lumas_price_for_its_pixels(
     per_second: float,
 ) -> None:
     fake, url = luma
-    async with running(settings_for(tmp_path, url)) as app:
+    async with running(_settings(tmp_path, url)) as app:
         done = await app.generate(
             model=model, prompt="a fox", duration=duration, resolution=resolution, timeout=30
         )
@@ -119,23 +60,24 @@ async def test_each_resolution_costs_lumas_price_for_its_pixels(
     assert (body["resolution"], body["duration"]) == (resolution, f"{duration}s")
 
 
-@pytest.mark.parametrize(
-    ("body", "param"),
-    [
-        ({"resolution": "480p"}, "resolution"),
-        ({"seed": 7}, "seed"),
-        ({"negative_prompt": "blur"}, "negative_prompt"),
-        ({"generate_audio": True}, "generate_audio"),
-        ({"enhance_prompt": False}, "enhance_prompt"),
-    ],
-)
-async def test_what_ray_cannot_do_is_refused_before_any_request(
-    luma: tuple[LumaFake, str], tmp_path: Path, body: dict[str, Any], param: str
+async def test_models_show_each_resolution_and_its_price(
+    luma: tuple[LumaFake, str], tmp_path: Path
 ) -> None:
-    fake, url = luma
-    async with running(settings_for(tmp_path, url), workers=False) as app:
+    _, url = luma
+    async with running(_settings(tmp_path, url), workers=False) as app:
         key = await app.new_key()
-        answer = await app.create(key, model="ray-2", prompt="p", **body)
-    assert answer.status_code == 400, answer.text
-    assert answer.json()["error"]["param"] == param, answer.json()
-    assert fake.plan.count("POST", CREATE) == 0
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    models = {m["id"]: m for m in listed}
+    prices = {
+        "ray-2": (0.1416, 0.0796, 0.3185, 1.274),
+        "ray-flash-2": (0.0487, 0.0274, 0.1095, 0.4379),
+    }
+    for model_id, per_second in prices.items():
+        model = models[model_id]
+        assert model["resolutions"] == ["720p", "540p", "1080p", "4k"]
+        assert (model["audio"], model["supports"]) == (False, ["end_image_url"])
+        assert "durations_by_resolution" not in model  # 5 and 9 s at every resolution
+        assert model["pricing"]["variants"] == [
+            {"resolution": r, "audio": False, "per_second": p}
+            for r, p in zip(model["resolutions"], per_second, strict=True)
+        ]

@@ -1,71 +1,40 @@
-"""Runway's controls: Gen-4.x take a seed and nothing else of issue 13's controls; the seed
-reaches Runway's field, everything else is refused before any request."""
+"""Runway's controls: Gen-4.x take a seed and nothing else of issue 13's controls (the
+contract in tests/contract/controls/runway.py checks the refusals); a seed of 0 still travels,
+and the models show their one configuration."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from tests.fakes.runway import RunwayFake
-from tests.support.harness import running, test_settings
-from tests.support.images import data_uri, png
-from tests.support.servers import serve_app
-from vidrouter.settings import Settings
+from tests.support.harness import running
+from tests.test_provider_runway import fake, settings_for
 
-IMAGE = data_uri(png())
+__all__ = ["fake"]  # the fixture, shared with the provider's own tests
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[RunwayFake, str]]:
-    runway = RunwayFake()
-    async with serve_app(runway.app) as url:
-        yield runway, url
-
-
-def settings_for(tmp_path: Path, url: str) -> Settings:
-    environ = {"VIDROUTER_RUNWAY_BASE_URL": url, "RUNWAYML_API_SECRET": "test-key"}
-    return test_settings(tmp_path / "data", environ=environ, provider_delay_scale=0.01)
-
-
-@pytest.mark.parametrize(
-    ("body", "endpoint"),
-    [
-        ({"model": "gen4.5", "seed": 4294967295}, "text_to_video"),
-        ({"model": "gen4-turbo", "seed": 0, "image_url": IMAGE}, "image_to_video"),
-    ],
-)
-async def test_the_seed_reaches_runways_field(
-    fake: tuple[RunwayFake, str], tmp_path: Path, body: dict[str, Any], endpoint: str
-) -> None:
+async def test_a_seed_of_zero_is_sent(fake: tuple[RunwayFake, str], tmp_path: Path) -> None:
     runway, url = fake
     async with running(settings_for(tmp_path, url)) as app:
-        done = await app.generate(prompt="a fox", duration=5, resolution="720p", **body)
+        done = await app.generate(model="gen4.5", prompt="a fox", duration=5, seed=0)
     assert done["status"] == "completed", done
-    [(used, sent)] = runway.created
-    assert used == endpoint and sent["seed"] == body["seed"]
-    assert not {"audio", "resolution", "negativePrompt"} & set(sent)
+    assert done["seed"] == 0
+    [(endpoint, body)] = runway.created
+    assert endpoint == "text_to_video" and body["seed"] == 0
 
 
-@pytest.mark.parametrize(
-    ("body", "param"),
-    [
-        ({"resolution": "1080p"}, "resolution"),
-        ({"generate_audio": True}, "generate_audio"),
-        ({"negative_prompt": "blur"}, "negative_prompt"),
-        ({"image_url": IMAGE, "end_image_url": IMAGE}, "end_image_url"),
-        ({"enhance_prompt": True}, "enhance_prompt"),
-    ],
-)
-async def test_what_gen4_cannot_do_is_refused_before_any_request(
-    fake: tuple[RunwayFake, str], tmp_path: Path, body: dict[str, Any], param: str
+async def test_models_show_one_configuration_and_the_seed(
+    fake: tuple[RunwayFake, str], tmp_path: Path
 ) -> None:
-    runway, url = fake
+    _, url = fake
     async with running(settings_for(tmp_path, url), workers=False) as app:
         key = await app.new_key()
-        answer = await app.create(key, model="gen4.5", prompt="p", **body)
-    assert answer.status_code == 400, answer.text
-    assert answer.json()["error"]["param"] == param, answer.json()
-    assert runway.plan.requests == []
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    models = {m["id"]: m for m in listed}
+    for model_id, per_second in (("gen4.5", 0.12), ("gen4-turbo", 0.05)):
+        model = models[model_id]
+        assert (model["resolutions"], model["audio"]) == (["720p"], False)
+        assert model["supports"] == ["seed"]
+        assert model["pricing"]["variants"] == [
+            {"resolution": "720p", "audio": False, "per_second": per_second}
+        ]

@@ -1,106 +1,19 @@
-"""Veo's controls on the Gemini API: what reaches Google's fields, what Google's limits refuse
-before any request, and what each configuration costs (issue 13)."""
+"""Veo's controls on the Gemini API (issue 13): what each configuration costs, how the models
+show them, and Google's 8 s rule for 1080p and 4k, refused before any request. The contract in
+tests/contract/controls/veo.py checks each control on its Gemini field."""
 
 from __future__ import annotations
 
-import base64
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.veo import VeoFake
-from tests.support.harness import running, test_settings
-from tests.support.images import data_uri, png
-from tests.support.servers import serve_app
-from vidrouter.domain.controls import Controls
-from vidrouter.providers.base import InvalidInput, ProviderRequest
-from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.veo import VeoProvider
-from vidrouter.settings import Settings
+from tests.support.harness import running
+from tests.test_provider_veo import PREDICT, fake, settings_for
 
-PREDICT = ":predictLongRunning"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[VeoFake, str]]:
-    veo = VeoFake()
-    async with serve_app(veo.app) as url:
-        yield veo, url
-
-
-def settings_for(tmp_path: Path, url: str) -> Settings:
-    environ = {"VIDROUTER_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "test-key"}
-    return test_settings(tmp_path / "data", environ=environ, provider_delay_scale=0.01)
-
-
-def inline(image: bytes) -> dict[str, str]:
-    return {"bytesBase64Encoded": base64.b64encode(image).decode(), "mimeType": "image/png"}
-
-
-async def submit(url: str, request: ProviderRequest) -> None:
-    provider = VeoProvider(AdapterConfig(url, {"GEMINI_API_KEY": "test-key"}.get))
-    try:
-        await provider.submit(request)
-    finally:
-        await provider.aclose()
-
-
-# --- the adapter alone -----------------------------------------------------------------------
-
-
-async def test_every_control_reaches_its_gemini_field(fake: tuple[VeoFake, str]) -> None:
-    veo, url = fake
-    first, last = png(64, 36), png(32, 18)
-    controls = Controls(
-        resolution="4k",
-        generate_audio=True,
-        negative_prompt="rain, blur",
-        end_image_url=data_uri(last),
-    )
-    request = ProviderRequest(
-        "gen_1",
-        "veo-3.1-generate-preview",
-        "a fox crossing a river",
-        8,
-        "9:16",
-        image_url=data_uri(first),
-        controls=controls,
-    )
-    await submit(url, request)
-    assert veo.submitted == [
-        {
-            "instances": [
-                {
-                    "prompt": "a fox crossing a river",
-                    "image": inline(first),
-                    "lastFrame": inline(last),
-                }
-            ],
-            # No generateAudio: the Gemini API always makes sound and has no such field.
-            "parameters": {
-                "aspectRatio": "9:16",
-                "durationSeconds": 8,
-                "resolution": "4k",
-                "negativePrompt": "rain, blur",
-            },
-        }
-    ]
-
-
-async def test_google_refuses_1080p_under_8_seconds(fake: tuple[VeoFake, str]) -> None:
-    veo, url = fake
-    request = ProviderRequest(
-        "gen_1", "veo-3.1-fast-generate-preview", "p", 6, "16:9", controls=Controls("1080p")
-    )
-    with pytest.raises(InvalidInput, match="only supported with a duration of 8 seconds"):
-        await submit(url, request)
-    assert veo.submitted == []
-
-
-# --- through our API -------------------------------------------------------------------------
+__all__ = ["fake"]  # the fixture, shared with the provider's own tests
 
 
 @pytest.mark.parametrize(
@@ -129,23 +42,39 @@ async def test_a_configuration_costs_what_google_charges_for_it(
     assert "generateAudio" not in body["parameters"]
 
 
-@pytest.mark.parametrize(
-    ("body", "params"),
-    [
-        ({"resolution": "1080p", "duration": 6}, ("duration", "resolution")),
-        ({"resolution": "540p"}, ("resolution",)),
-        ({"seed": 7}, ("seed",)),
-        ({"generate_audio": False}, ("generate_audio",)),
-        ({"enhance_prompt": True}, ("enhance_prompt",)),
-    ],
-)
-async def test_what_veo_cannot_do_is_refused_before_any_request(
-    fake: tuple[VeoFake, str], tmp_path: Path, body: dict[str, Any], params: tuple[str, ...]
+async def test_models_show_each_configuration_and_its_price(
+    fake: tuple[VeoFake, str], tmp_path: Path
+) -> None:
+    _, url = fake
+    async with running(settings_for(tmp_path, url), workers=False) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    models = {m["id"]: m for m in listed}
+    for model_id, prices in (("veo-3.1", (0.40, 0.40, 0.60)), ("veo-3.1-fast", (0.10, 0.12, 0.30))):
+        model = models[model_id]
+        assert model["resolutions"] == ["720p", "1080p", "4k"]
+        assert model["audio"] is True
+        assert model["supports"] == ["negative_prompt", "end_image_url"]
+        assert model["durations_by_resolution"] == {"1080p": [8], "4k": [8]}
+        assert model["pricing"]["per_second"] == prices[0]
+        assert model["pricing"]["variants"] == [
+            {"resolution": r, "audio": True, "per_second": p}
+            for r, p in zip(model["resolutions"], prices, strict=True)
+        ]
+
+
+async def test_1080p_and_4k_make_8_second_clips_only(
+    fake: tuple[VeoFake, str], tmp_path: Path
 ) -> None:
     veo, url = fake
     async with running(settings_for(tmp_path, url), workers=False) as app:
         key = await app.new_key()
-        answer = await app.create(key, model="veo-3.1", prompt="p", **body)
-    assert answer.status_code == 400, answer.text
-    assert answer.json()["error"]["param"] in params, answer.json()
-    assert veo.plan.count("POST", PREDICT) == 0
+        for resolution in ("1080p", "4k"):
+            for duration in (4, 6):
+                answer = await app.create(
+                    key, model="veo-3.1", prompt="p", resolution=resolution, duration=duration
+                )
+                assert answer.status_code == 400, answer.text
+                assert answer.json()["error"]["param"] in ("duration", "resolution"), answer.text
+        assert (await app.create(key, model="veo-3.1", prompt="p", duration=4)).status_code == 202
+    assert veo.plan.count("POST", PREDICT) <= 1
