@@ -11,6 +11,7 @@ import pytest
 from tests.fakes.luma import LumaFake
 from tests.support.harness import running
 from tests.support.images import data_uri, png
+from tests.test_controls_veo import models_listed
 from tests.test_provider_luma import CREATE, _settings, images, luma
 
 __all__ = ["images", "luma"]  # the fixtures, shared with the provider's own tests
@@ -64,10 +65,7 @@ async def test_models_show_each_resolution_and_its_price(
     luma: tuple[LumaFake, str], tmp_path: Path
 ) -> None:
     _, url = luma
-    async with running(_settings(tmp_path, url), workers=False) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-    models = {m["id"]: m for m in listed}
+    models = await models_listed(_settings(tmp_path, url))
     prices = {
         "ray-2": (0.1416, 0.0796, 0.3185, 1.274),
         "ray-flash-2": (0.0487, 0.0274, 0.1095, 0.4379),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.fakes.runway import RunwayFake
 from tests.support.harness import running
+from tests.test_controls_veo import models_listed
 from tests.test_provider_runway import fake, settings_for
 
 __all__ = ["fake"]  # the fixture, shared with the provider's own tests
@@ -27,10 +28,7 @@ async def test_models_show_one_configuration_and_the_seed(
     fake: tuple[RunwayFake, str], tmp_path: Path
 ) -> None:
     _, url = fake
-    async with running(settings_for(tmp_path, url), workers=False) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-    models = {m["id"]: m for m in listed}
+    models = await models_listed(settings_for(tmp_path, url))
     for model_id, per_second in (("gen4.5", 0.12), ("gen4-turbo", 0.05)):
         model = models[model_id]
         assert (model["resolutions"], model["audio"]) == (["720p"], False)

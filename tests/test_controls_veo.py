@@ -5,6 +5,7 @@ tests/contract/controls/veo.py checks each control on its Gemini field."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,8 +13,17 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.veo import VeoFake
 from tests.support.harness import running
 from tests.test_provider_veo import PREDICT, fake, settings_for
+from vidrouter.settings import Settings
 
 __all__ = ["fake"]  # the fixture, shared with the provider's own tests
+
+
+async def models_listed(settings: Settings) -> dict[str, dict[str, Any]]:
+    """`GET /v1/models` with these settings, by model id."""
+    async with running(settings, workers=False) as app:
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    return {m["id"]: m for m in listed}
 
 
 @pytest.mark.parametrize(
@@ -46,10 +56,7 @@ async def test_models_show_each_configuration_and_its_price(
     fake: tuple[VeoFake, str], tmp_path: Path
 ) -> None:
     _, url = fake
-    async with running(settings_for(tmp_path, url), workers=False) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-    models = {m["id"]: m for m in listed}
+    models = await models_listed(settings_for(tmp_path, url))
     for model_id, prices in (("veo-3.1", (0.40, 0.40, 0.60)), ("veo-3.1-fast", (0.10, 0.12, 0.30))):
         model = models[model_id]
         assert model["resolutions"] == ["720p", "1080p", "4k"]
