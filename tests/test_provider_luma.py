@@ -134,7 +134,8 @@ async def test_models_as_listed(luma: tuple[LumaFake, str], tmp_path: Path) -> N
         assert models["ray-2"]["provider"] == "Luma AI"
         assert models["ray-2"]["durations"] == [5, 9]
         assert models["ray-2"]["default_duration"] == 5 and models["ray-2"]["max_duration"] == 9
-        assert models["ray-2"]["pricing"] == {"per_second": 0.1416, "currency": "USD"}
+        assert models["ray-2"]["pricing"]["per_second"] == 0.1416  # the default configuration
+        assert models["ray-2"]["pricing"]["currency"] == "USD"
         assert models["ray-flash-2"]["pricing"]["per_second"] == 0.0487
         assert models["ray-flash-2"]["capabilities"] == ["text-to-video", "image-to-video"]
 

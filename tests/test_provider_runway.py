@@ -148,7 +148,8 @@ async def test_models_as_listed(fake: tuple[RunwayFake, str], tmp_path: Path) ->
         models = {m["id"]: m for m in listed}
         assert models["gen4.5"]["provider"] == "Runway"
         assert models["gen4.5"]["capabilities"] == ["text-to-video", "image-to-video"]
-        assert models["gen4.5"]["pricing"] == {"per_second": 0.12, "currency": "USD"}
+        assert models["gen4.5"]["pricing"]["per_second"] == 0.12  # the default configuration
+        assert models["gen4.5"]["pricing"]["currency"] == "USD"
         assert models["gen4.5"]["durations"] == [2, 3, 4, 5, 6, 7, 8, 9, 10]
         assert models["gen4-turbo"]["capabilities"] == ["image-to-video"]
         assert models["gen4-turbo"]["aspect_ratios"] == ["16:9", "9:16", "1:1"]

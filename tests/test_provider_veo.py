@@ -23,6 +23,7 @@ from tests.support.harness import Harness, running, test_settings
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
 from tests.support.video import decode
+from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import (
     AuthFailed,
     ProviderJob,
@@ -174,7 +175,7 @@ async def test_google_genai_reads_the_fakes_errors_and_filtered_results(
 
 
 VEO_REQUEST = ProviderRequest(
-    "gen_1", "veo-3.1-generate-preview", "p", 8, "16:9", options={"resolution": "720p"}
+    "gen_1", "veo-3.1-generate-preview", "p", 8, "16:9", controls=Controls(resolution="720p")
 )
 
 
@@ -240,8 +241,10 @@ async def test_models_prices_and_the_retired_veo_3(
         listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         veo = {m["id"]: m for m in listed if m["id"].startswith("veo")}
         assert set(veo) == {"veo-3.1", "veo-3.1-fast"}  # Veo 3 and 3 Fast are retired
-        assert veo["veo-3.1"]["pricing"] == {"per_second": 0.4, "currency": "USD"}
-        assert veo["veo-3.1-fast"]["pricing"] == {"per_second": 0.1, "currency": "USD"}
+        assert veo["veo-3.1"]["pricing"]["per_second"] == 0.4  # the default configuration
+        assert veo["veo-3.1"]["pricing"]["currency"] == "USD"
+        assert veo["veo-3.1-fast"]["pricing"]["per_second"] == 0.1  # the default configuration
+        assert veo["veo-3.1-fast"]["pricing"]["currency"] == "USD"
         for model in veo.values():
             assert model["provider"] == "Google"
             assert model["durations"] == [4, 6, 8] and model["default_duration"] == 8
