@@ -3,14 +3,39 @@ non-default values (docs/providers/luma.md, "Controls")."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.contract.controls import ControlsCase
+from tests.support.images import png
 
-# Luma fetches keyframes itself: the fake tries these (nothing listens there, so the job fails
-# after the create), but the body it accepted is what the case checks.
-START, END = "http://127.0.0.1:9/start.png", "http://127.0.0.1:9/end.png"
+
+def _image_host() -> str:
+    """A PNG served on loopback for as long as the tests run. Luma takes keyframes only as
+    URLs it fetches itself (so does our engine, once, before any provider), and a case's body
+    is fixed before any fixture runs: the URL must answer from the start."""
+    image = png(64, 36)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(image)))
+            self.end_headers()
+            self.wfile.write(image)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the test output is no access log."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, name="luma-keyframes", daemon=True).start()
+    return f"http://127.0.0.1:{server.server_port}"
+
+
+HOST = _image_host()
+START, END = f"{HOST}/start.png", f"{HOST}/end.png"
 
 
 def _expect(resolution: str) -> Callable[[Mapping[str, Any]], None]:
