@@ -110,7 +110,7 @@ async def test_sdk_submits_polls_fetches_downloads_and_cancels(
     async with httpx.AsyncClient() as http:  # fal's CDN: no key
         video = await http.get(result["video"]["url"])
     assert video.content == sample_mp4()
-    assert fake.submitted == [(T2V, arguments)]
+    assert fake.submissions == [(T2V, arguments)]
     assert fake.jobs[handle.request_id].webhook == "https://example.com/hook"
 
     other = await client.submit(I2V, {"prompt": "waves", "image_url": PNG_URI})
@@ -303,7 +303,7 @@ async def test_text_to_video_sends_the_documented_request(
         assert video.status_code == 200
         info = decode(video.content, tmp_path)
         assert info.codec == "h264" and info.frames > 0
-    assert fake.submitted == [
+    assert fake.submissions == [
         (T2V, {"prompt": "a red fox", "duration": "5", "aspect_ratio": "9:16"})
     ]
 
@@ -319,7 +319,7 @@ async def test_image_to_video_calls_the_i2v_app_with_its_field_names(
         _settings(tmp_path / "b", url), model="hailuo-02", duration=10, image_url=PNG_URI
     )
     assert done["status"] == "completed", done
-    assert fake.submitted == [
+    assert fake.submissions == [
         (
             "fal-ai/kling-video/v2.6/pro/image-to-video",
             {
