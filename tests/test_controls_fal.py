@@ -39,10 +39,10 @@ def configurations(model: ModelSpec, route: Route) -> Iterator[ProviderRequest]:
     control it supports set to a value that is not the provider's default."""
     supports = route.supports or frozenset()
     audios = [route.audio, *([not route.audio] if "generate_audio" in supports else [])]
-    i2v_only = "image-to-video" in route.provider_model
+    i2v_only = "text-to-video" not in model.capabilities or "image-to" in route.provider_model
     for resolution in route.resolutions or ():
         for audio in audios:
-            yield _request(model, route, Controls(resolution, audio), PNG_URI if i2v_only else None)
+            yield request_for(model, route, Controls(resolution, audio), PNG_URI if i2v_only else None)
     controls = Controls(
         (route.resolutions or (None,))[-1],
         audios[-1],
@@ -51,10 +51,10 @@ def configurations(model: ModelSpec, route: Route) -> Iterator[ProviderRequest]:
     end = "end_image_url" in supports
     if end:
         controls = replace(controls, end_image_url=END_URI)
-    yield _request(model, route, controls, PNG_URI if end or i2v_only else None)
+    yield request_for(model, route, controls, PNG_URI if end or i2v_only else None)
 
 
-def _request(
+def request_for(
     model: ModelSpec, route: Route, controls: Controls, image: str | None
 ) -> ProviderRequest:
     allowed = route.durations_by_resolution.get(controls.resolution or "")
@@ -141,7 +141,7 @@ async def test_veo_takes_each_control_under_its_own_name(
     fake, provider = fal
     [(model, route)] = [(m, r) for m, r in host_routes("fal") if m.id == "veo-3.1"]
     controls = Controls("1080p", False, "blurry", 42)
-    await provider.submit(_request(model, route, controls, None))
+    await provider.submit(request_for(model, route, controls, None))
     assert fake.submissions[-1] == (
         "fal-ai/veo3.1",
         {
@@ -162,7 +162,7 @@ async def test_kling_v3_sends_the_end_frame_to_the_image_app_as_end_image_url(
     fake, provider = fal
     [(model, route)] = [(m, r) for m, r in host_routes("fal") if m.id == "kling-v3"]
     controls = Controls("1080p", True, "no text", end_image_url=END_URI)
-    await provider.submit(_request(model, route, controls, PNG_URI))
+    await provider.submit(request_for(model, route, controls, PNG_URI))
     app, body = fake.submissions[-1]
     assert app == "fal-ai/kling-video/v3/pro/image-to-video"
     assert {k: body[k] for k in ("start_image_url", "end_image_url", "generate_audio")} == {
@@ -178,7 +178,9 @@ async def test_hailuo_takes_enhance_prompt_as_prompt_optimizer(
 ) -> None:
     fake, provider = fal
     [(model, route)] = [(m, r) for m, r in host_routes("fal") if m.id == "hailuo-02"]
-    await provider.submit(_request(model, route, Controls("768p", False, enhance_prompt=False), None))
+    await provider.submit(
+        request_for(model, route, Controls("768p", False, enhance_prompt=False), None)
+    )
     assert fake.submitted[-1] == {"prompt": "a fox", "duration": "6", "prompt_optimizer": False}
 
 

@@ -94,7 +94,13 @@ async def test_sdk_submits_polls_fetches_downloads_and_cancels(
     # fal-client builds queue URLs from a module constant (FAL_QUEUE_RUN_HOST, https only).
     monkeypatch.setattr(fal_client.client, "QUEUE_URL_FORMAT", f"{url}/")
     client = fal_client.AsyncClient(key=KEY)
-    arguments = {"prompt": "a fox", "duration": "5", "aspect_ratio": "9:16"}
+    arguments = {
+        "prompt": "a fox",
+        "duration": "5",
+        "aspect_ratio": "9:16",
+        "negative_prompt": "blurry",  # issue 13: the controls, under the app's own names
+        "cfg_scale": 0.5,
+    }
     handle = await client.submit(T2V, arguments, webhook_url="https://example.com/hook")
     assert handle.status_url == f"{url}/fal-ai/kling-video/requests/{handle.request_id}/status"
     seen = []
@@ -114,6 +120,9 @@ async def test_sdk_submits_polls_fetches_downloads_and_cancels(
     assert fake.jobs[handle.request_id].webhook == "https://example.com/hook"
 
     other = await client.submit(I2V, {"prompt": "waves", "image_url": PNG_URI})
+    veo = {"prompt": "a fox", "resolution": "4k", "generate_audio": False, "seed": 7}
+    await client.submit("fal-ai/veo3.1", {**veo, "negative_prompt": "text"})
+    assert fake.submitted[-1] == {**veo, "negative_prompt": "text"}
     await client.cancel(I2V, other.request_id)  # rebuilt from the app id: first two segments
     assert fake.cancelled == [other.request_id]
     ended = await client.status(I2V, other.request_id)

@@ -96,9 +96,18 @@ async def test_sdk_creates_polls_downloads_and_cancels(
         async with httpx.AsyncClient() as http:
             assert (await http.get(prediction.output)).content == sample_mp4()
 
+        controls = {  # issue 13: the controls, under the model's own names
+            "resolution": "1080p",
+            "generate_audio": False,
+            "negative_prompt": "blurry",
+            "seed": 7,
+            "image": f"{images}/frame.png",
+            "last_frame": f"{images}/frame.png",
+        }
         by_version = await client.predictions.async_create(
-            "google/veo-3.1-fast", {"prompt": "waves", "duration": 4}
+            "google/veo-3.1-fast", {"prompt": "waves", "duration": 4, **controls}
         )
+        assert replicate_fake.submitted[-1] == {"prompt": "waves", "duration": 4, **controls}
         other = await client.predictions.async_create(
             model="luma/ray-2-720p", input={"prompt": "rain", "duration": 9}
         )
