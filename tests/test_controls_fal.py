@@ -42,7 +42,9 @@ def configurations(model: ModelSpec, route: Route) -> Iterator[ProviderRequest]:
     i2v_only = "text-to-video" not in model.capabilities or "image-to" in route.provider_model
     for resolution in route.resolutions or ():
         for audio in audios:
-            yield request_for(model, route, Controls(resolution, audio), PNG_URI if i2v_only else None)
+            yield request_for(
+                model, route, Controls(resolution, audio), PNG_URI if i2v_only else None
+            )
     controls = Controls(
         (route.resolutions or (None,))[-1],
         audios[-1],

@@ -15,10 +15,10 @@ from tests.support.servers import serve_app
 from tests.test_controls_fal import (
     END_URI,
     PNG_URI,
-    request_for,
     configurations,
     declared_fields_problems,
     host_routes,
+    request_for,
 )
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import InvalidInput, ProviderRequest

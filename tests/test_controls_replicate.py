@@ -13,10 +13,10 @@ from tests.support.servers import serve_app
 from tests.test_controls_fal import (
     END_URI,
     PNG_URI,
-    request_for,
     configurations,
     declared_fields_problems,
     host_routes,
+    request_for,
     sent,
 )
 from vidrouter.domain.controls import Controls

@@ -10,10 +10,10 @@ from tests.contract.controls import ControlsCase
 from tests.support.images import png
 
 IMAGE = "data:image/png;base64," + base64.b64encode(png(2, 2)).decode()
-END = "https://images.example.com/last-frame.png"
+END = "data:image/png;base64," + base64.b64encode(png(3, 3)).decode()
 
 
-def _has(expected: Mapping[str, Any]) -> Any:
+def has(expected: Mapping[str, Any]) -> Any:
     def check(body: Mapping[str, Any]) -> None:
         assert {k: body.get(k) for k in expected} == dict(expected), body
 
@@ -31,7 +31,7 @@ CASES = [
             "seed": 42,
         },
         duration=8,
-        expect=_has(
+        expect=has(
             {
                 "duration": "8s",
                 "resolution": "1080p",
@@ -52,7 +52,7 @@ CASES = [
             "generate_audio": True,
         },
         duration=5,
-        expect=_has(
+        expect=has(
             {
                 "start_image_url": IMAGE,
                 "end_image_url": END,
@@ -67,7 +67,7 @@ CASES = [
         model="hailuo-02",
         body={"enhance_prompt": False},
         duration=6,
-        expect=_has({"prompt_optimizer": False, "duration": "6"}),
+        expect=has({"prompt_optimizer": False, "duration": "6"}),
         unsupported=("negative_prompt", "seed", "end_image_url", "generate_audio"),
     ),
     ControlsCase(
@@ -75,7 +75,7 @@ CASES = [
         model="wan-2.5",
         body={"resolution": "480p", "negative_prompt": "rain", "seed": 7, "enhance_prompt": False},
         duration=5,
-        expect=_has(
+        expect=has(
             {
                 "resolution": "480p",
                 "negative_prompt": "rain",
@@ -90,7 +90,7 @@ CASES = [
         model="ray-2",
         body={"resolution": "1080p", "image_url": IMAGE, "end_image_url": END},
         duration=5,
-        expect=_has({"resolution": "1080p", "image_url": IMAGE, "end_image_url": END}),
+        expect=has({"resolution": "1080p", "image_url": IMAGE, "end_image_url": END}),
         unsupported=("negative_prompt", "seed", "enhance_prompt", "generate_audio"),
     ),
 ]

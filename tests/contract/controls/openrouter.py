@@ -3,15 +3,11 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from typing import Any
 
 from tests.contract.controls import ControlsCase
-from tests.support.images import png
-
-IMAGE = "data:image/png;base64," + base64.b64encode(png(2, 2)).decode()
-END = "https://images.example.com/last-frame.png"
+from tests.contract.controls.fal import END, IMAGE
 
 
 def _veo(body: Mapping[str, Any]) -> None:

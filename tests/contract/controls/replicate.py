@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-
 from tests.contract.controls import ControlsCase
-from tests.contract.controls.fal import _has
-from tests.support.images import png
-
-IMAGE = "data:image/png;base64," + base64.b64encode(png(2, 2)).decode()
-END = "data:image/png;base64," + base64.b64encode(png(3, 3)).decode()
+from tests.contract.controls.fal import END, IMAGE, has
 
 CASES = [
     ControlsCase(
@@ -24,7 +18,7 @@ CASES = [
             "end_image_url": END,
         },
         duration=8,
-        expect=_has(
+        expect=has(
             {
                 "duration": 8,
                 "resolution": "1080p",
@@ -47,7 +41,7 @@ CASES = [
             "end_image_url": END,
         },
         duration=6,
-        expect=_has(
+        expect=has(
             {
                 "resolution": "1080p",
                 "prompt_optimizer": False,
@@ -62,7 +56,7 @@ CASES = [
         model="kling-v2.5-turbo",
         body={"negative_prompt": "no text", "image_url": IMAGE, "end_image_url": END},
         duration=5,
-        expect=_has({"negative_prompt": "no text", "start_image": IMAGE, "end_image": END}),
+        expect=has({"negative_prompt": "no text", "start_image": IMAGE, "end_image": END}),
         unsupported=("seed", "enhance_prompt", "generate_audio"),
     ),
 ]
