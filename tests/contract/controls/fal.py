@@ -70,20 +70,15 @@ CASES = [
         expect=has({"prompt_optimizer": False, "duration": "6"}),
         unsupported=("negative_prompt", "seed", "end_image_url", "generate_audio"),
     ),
+    # Wan (resolution, negative_prompt, seed, enable_prompt_expansion) is in
+    # tests/test_controls_fal.py: its fal route makes sound, which wan.toml's default must match.
     ControlsCase(
         provider="fal",
-        model="wan-2.5",
-        body={"resolution": "480p", "negative_prompt": "rain", "seed": 7, "enhance_prompt": False},
+        model="seedance-1-pro",
+        body={"resolution": "720p", "seed": 7},
         duration=5,
-        expect=has(
-            {
-                "resolution": "480p",
-                "negative_prompt": "rain",
-                "seed": 7,
-                "enable_prompt_expansion": False,
-            }
-        ),
-        unsupported=("end_image_url",),
+        expect=has({"resolution": "720p", "seed": 7, "duration": "5"}),
+        unsupported=("negative_prompt", "end_image_url", "enhance_prompt", "generate_audio"),
     ),
     ControlsCase(
         provider="fal",
