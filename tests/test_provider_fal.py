@@ -289,13 +289,24 @@ async def test_models_as_listed(fal: tuple[FalFake, str], tmp_path: Path) -> Non
         key = await app.new_key()
         data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         models = {m["id"]: m for m in data}
-        assert models[MODEL]["pricing"] == {"per_second": 0.07, "currency": "USD"}
+        assert models[MODEL]["pricing"] == {
+            "per_second": 0.07,
+            "currency": "USD",
+            "variants": [{"resolution": "1080p", "audio": False, "per_second": 0.07}],
+        }
         assert models[MODEL]["durations"] == [5, 10]
         assert models["ray-2"]["aspect_ratios"] == ["16:9", "9:16"]  # fal has no 1:1
         assert models["ray-2"]["pricing"]["per_second"] == 0.2
         assert models["seedance-1-pro"]["durations"][0] == 3
         assert models["hailuo-2.3-fast"]["capabilities"] == ["image-to-video"]
         assert models["veo-3.1"]["pricing"]["per_second"] == 0.4
+        # issue 13: what fal's Veo app takes, and its price per configuration
+        veo = models["veo-3.1"]
+        assert veo["resolutions"] == ["720p", "1080p", "4k"]
+        assert veo["supports"] == ["negative_prompt", "seed", "generate_audio"]
+        assert {(v["resolution"], v["audio"]): v["per_second"] for v in veo["pricing"]["variants"]}[
+            ("4k", True)
+        ] == 0.6
         assert "wan-2.6" not in models and "seedance-1-lite" not in models
 
 

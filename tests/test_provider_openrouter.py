@@ -224,7 +224,8 @@ async def test_models_as_listed(fake: tuple[OpenRouterFake, str], tmp_path: Path
         listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         models = {m["id"]: m for m in listed}
         assert set(models) == ROUTED | {"local-preview"}
-        assert models["veo-3.1"]["pricing"] == {"per_second": 0.4, "currency": "USD"}
+        assert models["veo-3.1"]["pricing"]["per_second"] == 0.4
+        assert models["veo-3.1"]["resolutions"] == ["720p", "1080p", "4k"]
         assert models["kling-v3"]["pricing"]["per_second"] == 0.112
         assert models["seedance-2-fast"]["pricing"]["per_second"] == 0.09072
         assert models["hailuo-2.3"]["durations"] == [6, 10]

@@ -188,7 +188,12 @@ async def test_models_as_listed(fake: tuple[ReplicateFake, str], tmp_path: Path)
         key = await app.new_key()
         data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         models = {m["id"]: m for m in data}
-        assert models["kling-v2.1-master"]["pricing"] == {"per_second": 0.28, "currency": "USD"}
+        assert models["kling-v2.1-master"]["pricing"] == {
+            "per_second": 0.28,
+            "currency": "USD",
+            "variants": [{"resolution": "1080p", "audio": False, "per_second": 0.28}],
+        }
+        assert models["kling-v2.1-master"]["supports"] == ["negative_prompt"]
         assert models["kling-v2.1-master"]["provider"] == "Kuaishou"
         assert models["wan-2.5"]["aspect_ratios"] == ["16:9", "9:16"]
         assert models["hailuo-02"]["durations"] == [6, 10]
