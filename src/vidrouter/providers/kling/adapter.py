@@ -49,7 +49,9 @@ DEFAULT_MODE = "pro"
 SINGLE_TIER = frozenset({"kling-v2-master", "kling-v2-1-master"})  # no `mode`: one tier
 SOUND_MODELS = frozenset({"kling-v2-6", "kling-v3"})  # the models that take `sound`
 # Models that take an end frame (`image_tail`) in pro mode only; kling-v2-6 only silent.
-TAIL_PRO_ONLY = frozenset({"kling-v1-5", "kling-v1-6", "kling-v2-1", "kling-v2-5-turbo", "kling-v2-6"})
+TAIL_PRO_ONLY = frozenset(
+    {"kling-v1-5", "kling-v1-6", "kling-v2-1", "kling-v2-5-turbo", "kling-v2-6"}
+)
 
 _STATES = {
     "submitted": base.JobState.QUEUED,

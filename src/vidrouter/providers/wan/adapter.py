@@ -228,9 +228,8 @@ def _parameters(request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
             raise base.InvalidInput(f"Wan takes a seed from 0 to {MAX_SEED}")
         params["seed"] = controls.seed
     audio = controls.generate_audio if request.model.startswith(AUDIO_SWITCH_PREFIXES) else None
-    for flag, value in (("prompt_extend", controls.enhance_prompt), ("audio", audio)):
-        if value is None:
-            value = options.get(flag)
+    for flag, asked in (("prompt_extend", controls.enhance_prompt), ("audio", audio)):
+        value = options.get(flag) if asked is None else asked
         if isinstance(value, bool):
             params[flag] = value
     return params
