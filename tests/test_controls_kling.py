@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from tests.fakes.kling import KlingFake
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
+from tests.test_provider_kling import generate, service
 from tests.test_provider_kling_adapter import adapter_for, request
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import InvalidInput
@@ -124,3 +126,30 @@ async def test_the_fake_refuses_what_kling_refuses(
         )
     assert answer.status_code == 400 and answer.json()["code"] == 1201
     assert message in answer.json()["message"] and fake.submitted == []
+
+
+# --- through our API ---------------------------------------------------------------------
+
+
+async def test_720p_with_sound_costs_what_kling_deducts_for_it(tmp_path: Path) -> None:
+    fake = KlingFake(polls_before_done=1)
+    async with service(tmp_path, fake) as (app, _):
+        key = await app.new_key()
+        body = {"model": "kling-v3", "prompt": "p", "duration": 5}
+        created = await app.create(key, **body, resolution="720p", generate_audio=True)
+        assert created.status_code == 202, created.text
+        assert created.json()["estimated_cost"]["amount"] == 1.26  # 9 units x $0.14
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+    assert done["status"] == "completed", done
+    assert done["cost"]["amount"] == 1.26
+    assert (fake.submitted[0]["mode"], fake.submitted[0]["sound"]) == ("std", "on")
+
+
+async def test_an_end_frame_at_720p_on_turbo_fails_without_reaching_kling(tmp_path: Path) -> None:
+    fake = KlingFake()
+    async with service(tmp_path, fake) as (app, _):
+        done = await generate(
+            app, resolution="720p", image_url=FRAME, end_image_url=TAIL, duration=5
+        )
+    assert done["status"] == "failed" and done["error"]["code"] == "invalid_input", done
+    assert fake.submitted == []

@@ -4,6 +4,7 @@ MiniMax-Hailuo-02 takes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,7 +13,7 @@ import pytest
 from tests.fakes.minimax import MinimaxFake
 from tests.support.images import data_uri, image_host, png
 from tests.support.servers import serve_app
-from tests.test_provider_minimax import adapter, request
+from tests.test_provider_minimax import WAIT, adapter, request, service
 from vidrouter.domain.controls import Controls
 from vidrouter.providers import base
 
@@ -79,3 +80,33 @@ async def test_the_fake_refuses_what_minimax_refuses(fields: dict[str, Any], mes
     resp = answer.json()["base_resp"]
     assert resp["status_code"] == 2013 and message in resp["status_msg"]
     assert fake.submitted == []
+
+
+# --- through our API ---------------------------------------------------------------------
+
+
+async def test_1080p_at_ten_seconds_is_a_400_naming_resolution(tmp_path: Path) -> None:
+    fake = MinimaxFake()
+    async with service(tmp_path, fake) as app:
+        key = await app.new_key()
+        refused = await app.create(
+            key, model="hailuo-2.3", prompt="p", duration=10, resolution="1080p"
+        )
+        assert refused.status_code == 400, refused.text
+        error = refused.json()["error"]
+        assert (error["code"], error["param"]) == ("duration_unsupported", "resolution")
+        assert fake.plan.requests == []
+
+
+async def test_a_1080p_video_costs_the_1080p_price(tmp_path: Path) -> None:
+    fake = MinimaxFake(polls_before_done=1)
+    async with service(tmp_path, fake) as app:
+        key = await app.new_key()
+        created = await app.create(key, model="hailuo-02", prompt="p", resolution="1080p")
+        assert created.status_code == 202, created.text
+        # $0.49 per 6 s 1080P video (MiniMax's pay-as-you-go list): 6 s x $0.081667
+        assert created.json()["estimated_cost"]["amount"] == round(6 * 0.081667, 6)
+        done = await app.wait_for(key, created.json()["id"], timeout=WAIT)
+    assert done["status"] == "completed", done
+    assert done["cost"]["amount"] == round(6 * 0.081667, 6)
+    assert fake.submitted[0]["resolution"] == "1080P"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from tests.fakes.wan import CREATE_PATH, FakeWan
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
+from tests.test_provider_wan import generate, wan_settings
 from vidrouter.domain.controls import Controls
 from vidrouter.providers import base
 from vidrouter.providers.config import AdapterConfig
@@ -129,3 +131,27 @@ async def test_the_fake_refuses_what_dashscope_refuses(body: dict[str, Any], mes
         answer = await client.post(CREATE_PATH, json=sent, headers=headers)
     assert answer.status_code == 400 and answer.json()["code"] == "InvalidParameter"
     assert message in answer.json()["message"] and fake.submitted == []
+
+
+# --- through our API ---------------------------------------------------------------------
+
+
+async def test_a_480p_video_costs_the_480p_price(tmp_path: Path) -> None:
+    fake = FakeWan(api_key=KEY)
+    async with serve_app(fake.app) as url:
+        done = await generate(
+            wan_settings(tmp_path, url), model="wan-2.5", prompt="p", duration=10, resolution="480p"
+        )
+    assert done["status"] == "completed", done
+    assert done["estimated_cost"]["amount"] == 0.5 and done["cost"]["amount"] == 0.5  # 10 x 0.05
+    assert fake.submitted[0]["parameters"]["size"] == "832*480"
+
+
+async def test_a_seed_dashscope_cannot_take_fails_without_reaching_it(tmp_path: Path) -> None:
+    fake = FakeWan(api_key=KEY)
+    async with serve_app(fake.app) as url:
+        done = await generate(
+            wan_settings(tmp_path, url), model="wan-2.6", prompt="p", seed=4_294_967_295
+        )
+    assert done["status"] == "failed" and done["error"]["code"] == "invalid_input", done
+    assert fake.submitted == []

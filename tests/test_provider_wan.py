@@ -175,7 +175,17 @@ async def test_models_as_listed(wan: tuple[FakeWan, str], tmp_path: Path) -> Non
     assert listed["wan-2.5"]["durations"] == [5, 10]
     assert listed["wan-2.7"]["durations"] == list(range(2, 16))
     assert listed["wan-2.6"]["capabilities"] == ["text-to-video", "image-to-video"]
-    assert listed["wan-2.6"]["pricing"] == {"per_second": 0.1, "currency": "USD"}
+    wan26 = listed["wan-2.6"]
+    assert (wan26["pricing"]["per_second"], wan26["resolutions"]) == (0.1, ["720p", "1080p"])
+    assert wan26["supports"] == ["negative_prompt", "seed", "generate_audio", "enhance_prompt"]
+    prices = {(v["resolution"], v["audio"]): v["per_second"] for v in wan26["pricing"]["variants"]}
+    assert prices == {
+        ("720p", True): 0.1,
+        ("720p", False): 0.1,
+        ("1080p", True): 0.15,
+        ("1080p", False): 0.15,
+    }
+    assert listed["wan-2.5"]["resolutions"] == ["720p", "480p", "1080p"]
 
 
 async def test_text_to_video_sends_the_documented_request(
@@ -222,7 +232,12 @@ async def test_image_to_video_sends_the_image_inline_to_the_i2v_model(
     [body] = fake.created
     assert body["model"] == "wan2.6-i2v"
     assert body["input"] == {"prompt": "p", "img_url": image}
-    assert body["parameters"] == {"duration": 5, "watermark": False, "resolution": "720P"}
+    assert body["parameters"] == {
+        "duration": 5,
+        "watermark": False,
+        "resolution": "720P",
+        "audio": True,  # the model's default, stated: wan2.6 has the switch
+    }
 
 
 async def test_wan_27_image_to_video_sends_the_first_frame_in_media(
