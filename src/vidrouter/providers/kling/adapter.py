@@ -236,7 +236,8 @@ def _controls(request: base.ProviderRequest) -> dict[str, Any]:
     if controls.negative_prompt is not None:
         fields["negative_prompt"] = controls.negative_prompt
     if controls.end_image_url is not None:
-        # Kling refuses these with 1201 after we have paid nothing; say why before asking.
+        # Kling would refuse these with a bare 1201; refusing first says why (the catalog
+        # cannot declare a control allowed at one mode or sound setting only).
         if model in TAIL_PRO_ONLY and fields.get("mode") != "pro":
             raise base.InvalidInput(f"Kling takes an end frame on {model} at 1080p (pro) only")
         if model == "kling-v2-6" and fields.get("sound") == "on":
