@@ -157,23 +157,19 @@ class SeedanceProvider:
         return body
 
     async def _get(self, job: base.ProviderJob) -> dict[str, Any]:
-        try:
-            response = await http.send(
-                self._client,
-                "GET",
-                TASK_PATH.format(id=job.id),
-                request_id_header=SERVER_REQUEST_ID_HEADER,
-                refine=errors.refine,
-            )
-        except base.ProviderError as exc:
-            if exc.status_code != 404:
-                raise
+        def lost(exc: base.ProviderError) -> base.ProviderError:
             # Cancelled tasks are deleted after 24 h; nothing else will bring it back.
             _, message = errors.parse(exc.response)
-            raise http.reclassify(
-                exc, base.JobFailed, f"Ark no longer knows task {job.id}: {message}"
-            ) from exc
-        return http.json_object(response)
+            text = f"Ark no longer knows task {job.id}: {message}"
+            return http.reclassify(exc, base.JobFailed, text)
+
+        return await http.get_job(
+            self._client,
+            TASK_PATH.format(id=job.id),
+            lost=lost,
+            request_id_header=SERVER_REQUEST_ID_HEADER,
+            refine=errors.refine,
+        )
 
 
 _STATES = {
