@@ -37,14 +37,14 @@ CASES = [
         model="seedance-1-pro",
         body={"resolution": "720p", "seed": 7, "image_url": FIRST, "end_image_url": LAST},
         expect=ark("720p", 7, None, last_frame=True),
-        unsupported=(*NEVER, "generate_audio"),
+        unsupported=(*NEVER, "generate_audio", "resolution"),
     ),
     ControlsCase(
         provider="seedance",
         model="seedance-1-pro-fast",
         body={"resolution": "480p", "seed": 0},
         expect=ark("480p", 0, None, last_frame=False),
-        unsupported=(*NEVER, "generate_audio", "end_image_url"),
+        unsupported=(*NEVER, "generate_audio", "end_image_url", "resolution"),
     ),
     ControlsCase(
         provider="seedance",
@@ -57,14 +57,14 @@ CASES = [
             "end_image_url": LAST,
         },
         expect=ark("1080p", 4_294_967_295, False, last_frame=True),
-        unsupported=NEVER,
+        unsupported=(*NEVER, "resolution"),
     ),
     ControlsCase(
         provider="seedance",
         model="seedance-2-fast",
         body={"resolution": "480p", "generate_audio": False, "seed": 12345},
         expect=ark("480p", 12345, False, last_frame=False),
-        unsupported=NEVER,
+        unsupported=(*NEVER, "resolution"),  # 1080p: 720p at most
         duration=4,
     ),
 ]
