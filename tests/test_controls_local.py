@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from tests.support.harness import running, test_settings
 from vidrouter.domain.catalog import load_catalog
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import InvalidInput, JobState, ProviderRequest
@@ -82,6 +83,35 @@ async def test_a_resolution_it_cannot_render_is_refused(local: LocalProvider) ->
         await local.submit(
             ProviderRequest("gen_x", "title-card", "a fox", 1, "16:9", controls=Controls("1080p"))
         )
+
+
+def luma_planes(data: bytes, path: Path) -> list[npt.NDArray[np.uint8]]:
+    path.write_bytes(data)
+    with av.open(str(path)) as container:
+        return [f.to_ndarray(format="gray") for f in container.decode(video=0)]
+
+
+async def test_through_the_api_the_stored_video_follows_the_controls(tmp_path: Path) -> None:
+    async with running(test_settings(tmp_path / "data")) as app:
+        key = await app.new_key()
+        videos = []
+        for _ in range(2):
+            done = await app.generate(
+                key,
+                model="local-preview",
+                prompt="a fox",
+                duration=0.5,
+                aspect_ratio="9:16",
+                resolution="480p",
+                seed=7,
+            )
+            assert done["status"] == "completed", done
+            assert (done["resolution"], done["seed"]) == ("480p", 7)
+            video = await app.client.get(done["video_url"], headers=app.auth(key))
+            videos.append(luma_planes(video.content, tmp_path / f"{done['id']}.mp4"))
+    first, again = videos
+    assert first[0].shape == (854, 480)  # rows x columns: 480x854, portrait
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
 
 
 def test_the_catalog_declares_what_it_renders() -> None:
