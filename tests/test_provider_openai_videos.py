@@ -183,8 +183,9 @@ async def test_models_as_listed_and_sora_is_retired(
     assert {"gateway-clip", "gateway-hd", "gateway-strict"} <= ids
     assert not {"sora-2", "sora-2-pro"} & ids
     clip = next(m for m in listed if m["id"] == "gateway-clip")
-    assert clip["pricing"] == {"per_second": 0.1, "currency": "USD"}
+    assert clip["pricing"]["per_second"] == 0.1
     assert clip["aspect_ratios"] == ["16:9", "9:16"]
+    assert (clip["resolutions"], clip["supports"]) == (["720p", "1080p"], [])
 
     for retired in ("sora-2", "sora-2-pro"):
         r = await app.create(key, model=retired, prompt="a fox")

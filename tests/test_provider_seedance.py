@@ -195,6 +195,12 @@ async def test_models_as_listed(tmp_path: Path) -> None:
         assert ours["seedance-1-pro"]["durations"] == list(range(2, 13))
         assert ours["seedance-2"]["max_duration"] == 15
         assert ours["seedance-1-pro"]["pricing"]["per_second"] == 0.1215
+        audio = ours["seedance-1.5-pro"]
+        assert audio["resolutions"] == ["720p", "480p", "1080p"]
+        assert audio["supports"] == ["seed", "generate_audio", "end_image_url"]
+        assert {"resolution": "480p", "audio": False, "per_second": 0.011664} in audio["pricing"][
+            "variants"
+        ]
         assert ours["seedance-1-pro"]["capabilities"] == ["text-to-video", "image-to-video"]
         retired = await app.create(key, model="seedance-1-lite", prompt="p")
         assert retired.status_code == 400
@@ -240,6 +246,18 @@ async def test_audio_models_ask_for_audio(tmp_path: Path) -> None:
     [body] = fake.submitted
     assert body["model"] == "dreamina-seedance-2-0-fast-260128"
     assert body["generate_audio"] is True and body["resolution"] == "720p"
+
+
+async def test_the_cost_follows_the_configuration(tmp_path: Path) -> None:
+    fake = FakeArk(polls_to_finish=1)
+    async with seedance_app(tmp_path, fake) as app:
+        done = await generate(
+            app, model="seedance-1.5-pro", duration=6, resolution="480p", generate_audio=False
+        )
+    assert done["status"] == "completed", done
+    assert done["cost"]["amount"] == round(6 * 0.011664, 6)  # 1.2 USD / M tokens x 9,720/s
+    [body] = fake.submitted
+    assert (body["resolution"], body["generate_audio"]) == ("480p", False)
 
 
 async def test_image_to_video_sends_the_first_frame_inline(tmp_path: Path) -> None:
