@@ -33,10 +33,10 @@ max_duration = 8
 min_duration = 0.5
 default_duration = 1
 aspect_ratios = ["16:9", "9:16"]
-resolutions = ["720p", "1080p"]
+resolutions = ["720p", "480p"]
 audio = false
 supports = ["negative_prompt", "seed", "generate_audio", "end_image_url", "enhance_prompt"]
-durations_by_resolution = { "1080p" = [0.5, 1, 2] }
+durations_by_resolution = { "480p" = [0.5, 1, 2] }
 
   [[models.routes]]
   provider = "local"
@@ -44,8 +44,8 @@ durations_by_resolution = { "1080p" = [0.5, 1, 2] }
   variants = [
     { resolution = "720p", audio = false, per_second = 0.10 },
     { resolution = "720p", audio = true, per_second = 0.20 },
-    { resolution = "1080p", audio = false, per_second = 0.30 },
-    { resolution = "1080p", audio = true, per_second = 0.40 },
+    { resolution = "480p", audio = false, per_second = 0.30 },
+    { resolution = "480p", audio = true, per_second = 0.40 },
   ]
 
 [[models]]
@@ -88,8 +88,8 @@ REFUSED: list[tuple[dict[str, Any], str, str]] = [
     # (body, param, code)
     ({**FULL, "resolution": 1080}, "resolution", "parameter_invalid_type"),
     ({**FULL, "resolution": "4k"}, "resolution", "resolution_unsupported"),
-    ({**FULL, "resolution": "1080P"}, "resolution", "resolution_unsupported"),
-    ({**FULL, "resolution": "1080p", "duration": 4}, "resolution", "duration_unsupported"),
+    ({**FULL, "resolution": "480P"}, "resolution", "resolution_unsupported"),
+    ({**FULL, "resolution": "480p", "duration": 4}, "resolution", "duration_unsupported"),
     ({**FULL, "generate_audio": "yes"}, "generate_audio", "parameter_invalid_type"),
     ({**FULL, "generate_audio": 1}, "generate_audio", "parameter_invalid_type"),
     ({**FULL, "seed": True}, "seed", "parameter_invalid_type"),
@@ -156,7 +156,7 @@ async def test_controls_are_stored_and_priced_by_configuration(
     async with serving(tmp_path, database_url) as app:
         key = await app.new_key()
         asked = {
-            "resolution": "1080p",
+            "resolution": "480p",
             "generate_audio": True,
             "negative_prompt": "blurry",
             "seed": 4_294_967_295,
@@ -186,7 +186,7 @@ async def test_idempotency_tells_requests_apart_by_their_controls(tmp_path: Path
 async def test_cost_follows_the_variant_and_usage_groups_by_resolution(tmp_path: Path) -> None:
     async with serving(tmp_path, workers=True) as app:
         key = await app.new_key()
-        loud = await app.generate(key, **FULL, resolution="1080p", generate_audio=True)
+        loud = await app.generate(key, **FULL, resolution="480p", generate_audio=True)
         quiet = await app.generate(key, **FULL)
         for done, price in ((loud, 0.40), (quiet, 0.10)):
             assert done["status"] == "completed", done
@@ -197,8 +197,8 @@ async def test_cost_follows_the_variant_and_usage_groups_by_resolution(tmp_path:
         )
         assert usage.status_code == 200, usage.text
         rows = {row["resolution"]: row for row in usage.json()["data"]}
-        assert set(rows) == {"1080p", "720p"}
-        assert rows["1080p"]["cost"]["amount"] == loud["cost"]["amount"]
+        assert set(rows) == {"480p", "720p"}
+        assert rows["480p"]["cost"]["amount"] == loud["cost"]["amount"]
         assert rows["720p"]["generations"] == 1
 
 
@@ -207,7 +207,7 @@ async def test_models_list_what_they_take_and_each_price(tmp_path: Path) -> None
         key = await app.new_key()
         listed = await app.client.get("/v1/models/ctl-full", headers=app.auth(key))
         model = listed.json()
-        assert model["resolutions"] == ["720p", "1080p"] and model["audio"] is False
+        assert model["resolutions"] == ["720p", "480p"] and model["audio"] is False
         assert model["supports"] == [
             "negative_prompt",
             "seed",
@@ -215,7 +215,7 @@ async def test_models_list_what_they_take_and_each_price(tmp_path: Path) -> None
             "end_image_url",
             "enhance_prompt",
         ]
-        assert model["durations_by_resolution"] == {"1080p": [0.5, 1, 2]}
+        assert model["durations_by_resolution"] == {"480p": [0.5, 1, 2]}
         assert model["pricing"]["per_second"] == 0.10  # the default configuration's
         assert model["pricing"]["variants"][0] == {
             "resolution": "720p",
@@ -227,8 +227,8 @@ async def test_models_list_what_they_take_and_each_price(tmp_path: Path) -> None
         } == {
             ("720p", False, 0.10),
             ("720p", True, 0.20),
-            ("1080p", False, 0.30),
-            ("1080p", True, 0.40),
+            ("480p", False, 0.30),
+            ("480p", True, 0.40),
         }
         assert model["routes"][0]["variants"] == model["pricing"]["variants"]
         plain = (await app.client.get("/v1/models/ctl-plain", headers=app.auth(key))).json()
@@ -246,14 +246,14 @@ async def test_videos_size_sets_the_resolution_and_controls_are_extra_fields(
         key = await app.new_key()
         made = await app.client.post(
             "/v1/videos",
-            json={"model": "ctl-full", "prompt": "p", "size": "1080x1920", "seed": 9},
+            json={"model": "ctl-full", "prompt": "p", "size": "480x854", "seed": 9},
             headers=app.auth(key),
         )
         assert made.status_code == 200, made.text
         video = made.json()
-        assert (video["size"], video["resolution"], video["seed"]) == ("1080x1920", "1080p", 9)
+        assert (video["size"], video["resolution"], video["seed"]) == ("480x854", "480p", 9)
         native = (await app.get(key, video["id"])).json()
-        assert (native["aspect_ratio"], native["resolution"]) == ("9:16", "1080p")
+        assert (native["aspect_ratio"], native["resolution"]) == ("9:16", "480p")
 
         # A form, as OpenAI's SDK sends it: the controls are text.
         form = await app.client.post(
@@ -281,10 +281,10 @@ async def test_videos_size_sets_the_resolution_and_controls_are_extra_fields(
 @pytest.mark.parametrize(
     ("body", "param", "code"),
     [
-        ({"size": "854x480"}, "size", "resolution_unsupported"),
+        ({"size": "1920x1080"}, "size", "resolution_unsupported"),
         ({"size": "3840x2160"}, "size", "resolution_unsupported"),
         ({"resolution": "4k"}, "resolution", "resolution_unsupported"),
-        ({"size": "1920x1080", "seconds": "4"}, "size", "duration_unsupported"),
+        ({"size": "854x480", "seconds": "4"}, "size", "duration_unsupported"),
         ({"seed": "nine"}, "seed", "parameter_invalid_type"),
         ({"model": "ctl-plain", "negative_prompt": "x"}, "negative_prompt", "control_unsupported"),
         ({"model": "ctl-plain", "generate_audio": False}, "generate_audio", "control_unsupported"),
