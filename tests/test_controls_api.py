@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from tests.support.harness import Harness, running, test_settings
 from vidrouter.domain.catalog import Route
@@ -337,3 +338,45 @@ def test_routes_that_cannot_make_what_is_asked_are_never_chosen() -> None:
     assert order_routes(routes, DEFAULT_POLICY, {}, Controls(seed=3)) == [loud]
     cheap = RoutingPolicy(max_price_per_second=0.2)
     assert order_routes(routes, cheap, {}, Controls(seed=3)) == []
+
+
+SCHEMA_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("/v1/generations", FULL),
+    ("/v1/generations", {**FULL, "resolution": "480p"}),
+    ("/v1/generations", {**FULL, "resolution": "480p", "duration": 2}),
+    ("/v1/generations", {**FULL, "resolution": "480p", "duration": 4}),
+    ("/v1/generations", {**FULL, "resolution": "4k"}),
+    ("/v1/generations", {**FULL, "end_image_url": IMAGE}),
+    ("/v1/generations", {**FULL, "end_image_url": IMAGE, "image_url": IMAGE}),
+    ("/v1/generations", {**FULL, "end_image_url": None}),
+    ("/v1/generations", {**FULL, "seed": 4_294_967_296}),
+    ("/v1/generations", {**FULL, "generate_audio": True, "enhance_prompt": False}),
+    ("/v1/generations", {**PLAIN, "seed": 1}),
+    ("/v1/generations", {**PLAIN, "seed": None, "resolution": None}),
+    ("/v1/generations", {**PLAIN, "generate_audio": False}),
+    ("/v1/generations", {**PLAIN, "generate_audio": True}),
+    ("/v1/generations", {**PLAIN, "resolution": "720p"}),
+    ("/v1/videos", {**FULL, "size": "854x480", "seconds": "4"}),
+    ("/v1/videos", {**FULL, "size": "854x480", "seconds": "2"}),
+    ("/v1/videos", {**FULL, "size": "854x480"}),
+    ("/v1/videos", {**FULL, "size": "1920x1080"}),
+    ("/v1/videos", {**FULL, "size": "1792x1024", "seconds": 4}),
+    ("/v1/videos", {**FULL, "resolution": "480p", "seconds": "4"}),
+    ("/v1/videos", {**FULL, "size": "854x480", "resolution": "720p", "seconds": "4"}),
+    ("/v1/videos", {**PLAIN, "size": "1920x1080", "negative_prompt": None}),
+    ("/v1/videos", {**PLAIN, "negative_prompt": "fog"}),
+]
+
+
+async def test_the_document_accepts_exactly_what_the_server_does(tmp_path: Path) -> None:
+    """The create schemas of /openapi.json agree with the server on each body, the rules
+    between fields (an end frame needs an image; a resolution's durations) included."""
+    async with serving(tmp_path) as app:
+        key = await app.new_key()
+        doc = (await app.client.get("/openapi.json")).json()
+        for path, body in SCHEMA_CASES:
+            content = doc["paths"][path]["post"]["requestBody"]["content"]
+            validator = Draft202012Validator(content["application/json"]["schema"])
+            answer = await app.client.post(path, json=body, headers=app.auth(key))
+            assert answer.status_code in (200, 202, 400), answer.text
+            assert validator.is_valid(body) == (answer.status_code != 400), (body, answer.text)
