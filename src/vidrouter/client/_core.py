@@ -6,7 +6,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 from urllib.parse import quote
 
 import httpx
@@ -36,6 +36,17 @@ Params = Mapping[str, str | int | float | None]
 # "any": also when the request may have reached the server (reads, and creates that carry an
 # Idempotency-Key); "unsent": only when it surely did not (cancel).
 RetryWhen = Literal["any", "unsent"]
+
+
+class CreateOptions(TypedDict, total=False):
+    """The optional fields of a create: the keywords of `create` and `generate`."""
+
+    duration: float | None
+    aspect_ratio: str | None
+    image: str | Path | None  # a URL, or a local PNG/JPEG sent as a data: URI
+    webhook_url: str | None
+    metadata: Mapping[str, str] | None
+    idempotency_key: str | None
 
 
 class Core:
@@ -106,28 +117,22 @@ class Core:
         return Model.model_validate_json(response.content)
 
     def create(
-        self,
-        *,
-        model: str,
-        prompt: str,
-        duration: float | None = None,
-        aspect_ratio: str | None = None,
-        image_url: str | None = None,
-        webhook_url: str | None = None,
-        metadata: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
+        self, model: str, prompt: str, options: CreateOptions, image_url: str | None
     ) -> Plan[Generation]:
-        body: dict[str, object] = {"model": model, "prompt": prompt}
-        optional = {
-            "duration": duration,
-            "aspect_ratio": aspect_ratio,
-            "image_url": image_url,
-            "webhook_url": webhook_url,
-            "metadata": dict(metadata) if metadata is not None else None,
+        """`options` as the caller gave them; `image_url` is their `image`, made a URL."""
+        unknown = sorted(options.keys() - CreateOptions.__annotations__.keys())
+        if unknown:
+            raise TypeError(f"create() got unexpected keyword arguments: {', '.join(unknown)}")
+        # The other options are the API's fields of the same name.
+        fields: dict[str, object] = {
+            k: v for k, v in options.items() if k not in ("image", "idempotency_key")
         }
-        body.update({k: v for k, v in optional.items() if v is not None})
+        metadata = options.get("metadata")
+        fields.update(image_url=image_url, metadata=None if metadata is None else dict(metadata))
+        body: dict[str, object] = {"model": model, "prompt": prompt}
+        body.update({k: v for k, v in fields.items() if v is not None})
         # One key for every try of this call: a repeat returns the first try's generation.
-        key = idempotency_key or f"vrc_{uuid.uuid4().hex}"
+        key = options.get("idempotency_key") or f"vrc_{uuid.uuid4().hex}"
         request = self.request(
             "POST", "/v1/generations", json=body, headers={"Idempotency-Key": key}
         )
@@ -212,7 +217,9 @@ class Core:
             raise GenerationFailedError(generation)
         return generation
 
-    def download(self, generation_id: str, path: Path) -> Plan[Path]:
+    def download(self, generation_id: str, path: str | Path) -> Plan[Path]:
+        """Save the finished video to `path` (replaced whole, never left half written)."""
+        path = Path(path)
         generation = yield from self.get(generation_id)
         if generation.status != "completed" or generation.video_url is None:
             raise ClientError(

@@ -1,17 +1,19 @@
-"""The steps an operation asks its driver to perform.
+"""The steps an operation asks its driver to perform, and the stepping of a plan.
 
 Every operation (retries, waiting, paging, downloading) is written once, in `_core.py`, as a
 generator that yields these steps and receives their results; `Client` performs them with
-blocking I/O and `AsyncClient` with awaits. So the sync and async clients share all their
-logic and differ only in how a request is sent, a file written and a pause taken.
+blocking I/O and `AsyncClient` with awaits, both stepping the plan with `resume`. So the sync
+and async clients share all their logic and differ only in how a request is sent, a file
+written, a pause taken and a callback called.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import httpx
 
@@ -58,3 +60,32 @@ class Emit:
 
 Step = Send | Save | Sleep | Notify | Emit
 Plan = Generator[Step, httpx.Response | None, T]
+Outcome = httpx.Response | httpx.TransportError | None
+"""What performing a step gave: the response, the transport error to throw into the plan, or
+None for a step without a result."""
+
+
+@dataclass(frozen=True)
+class Done(Generic[T]):
+    """The plan has returned `value`."""
+
+    value: T
+
+
+def resume(plan: Plan[T], outcome: Outcome) -> Step | Done[T]:
+    """Hand the plan the outcome of its last step (None to start it): its next step, or Done.
+
+    A plan's StopIteration carries its result; it is caught here, in the frame that calls
+    send(), because one escaping a coroutine becomes a RuntimeError.
+    """
+    try:
+        if isinstance(outcome, httpx.TransportError):
+            return plan.throw(outcome)
+        return plan.send(outcome)
+    except StopIteration as stop:
+        return Done(stop.value)
+
+
+def part_file(path: Path) -> Path:
+    """Where a download is written before it replaces `path` whole: beside it, unique."""
+    return path.with_name(f".download-{path.name}.{uuid.uuid4().hex}.part")
