@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 
@@ -10,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Send
 
 from vidrouter.api import methods
 from vidrouter.domain.errors import RequestError, Unavailable
@@ -63,6 +65,16 @@ def error_response(
     return JSONResponse(
         error_body(status, code, message, param), status_code=status, headers=headers
     )
+
+
+async def send_error(
+    send: Send, status: int, code: str, message: str, param: str | None = None
+) -> None:
+    """The error response, sent by a pure ASGI middleware (one that answers before FastAPI)."""
+    body = json.dumps(error_body(status, code, message, param)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class AuthError(Exception):
