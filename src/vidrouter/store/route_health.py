@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy import Row, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from vidrouter.domain.generation import Status
 from vidrouter.store.database import Database
+from vidrouter.store.route_slots import with_provider
 from vidrouter.store.tables import generations, route_health
 
 CLOSED, OPEN = "closed", "open"
@@ -151,15 +151,7 @@ class RouteStore:
         """Generations whose job is with this route's provider right now."""
         async with self._db.read() as conn:
             count = await conn.scalar(
-                select(func.count())
-                .select_from(generations)
-                .where(
-                    and_(
-                        generations.c.route == route,
-                        generations.c.status == Status.IN_PROGRESS.value,
-                        generations.c.provider_job_id.is_not(None),
-                    )
-                )
+                select(func.count()).select_from(generations).where(with_provider(route))
             )
         return int(count or 0)
 
