@@ -14,24 +14,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
 from vidrouter.api import methods
-from vidrouter.domain.errors import RequestError, Unavailable
+from vidrouter.domain.errors import ERROR_TYPES, RequestError, Unavailable
 from vidrouter.store import outage
 
 log = logging.getLogger(__name__)
-
-_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "budget_error",
-    403: "permission_error",
-    404: "not_found_error",
-    405: "invalid_request_error",
-    409: "conflict_error",
-    413: "invalid_request_error",
-    415: "invalid_request_error",
-    429: "rate_limit_error",
-    503: "service_unavailable_error",
-}
 
 
 def error_body(
@@ -39,7 +25,7 @@ def error_body(
 ) -> dict[str, dict[str, str | None]]:
     return {
         "error": {
-            "type": error_type or _TYPES.get(status, "api_error"),
+            "type": error_type or ERROR_TYPES.get(status, "api_error"),
             "code": code,
             "message": _encodable(message),
             "param": None if param is None else _encodable(param),
