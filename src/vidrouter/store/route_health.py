@@ -9,12 +9,13 @@ reaching the threshold opens the circuit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.store.database import Database
 from vidrouter.store.route_slots import with_provider
@@ -92,36 +93,12 @@ class RouteStore:
                 None,
                 job_failures,
             )
-            await conn.execute(
-                update(route_health)
-                .where(route_health.c.route == route)
-                .values(
-                    state=new.state,
-                    failures=new.failures,
-                    job_failures=new.job_failures,
-                    window_started_at=new.window_started_at,
-                    opened_at=new.opened_at,
-                    probe_until=None,
-                    updated_at=now,
-                )
-            )
+            await _write(conn, new, now)
         return new
 
     async def record_success(self, route: str, *, now: datetime) -> None:
         async with self._db.write() as conn:
-            await conn.execute(
-                update(route_health)
-                .where(route_health.c.route == route)
-                .values(
-                    state=CLOSED,
-                    failures=0,
-                    job_failures=0,
-                    window_started_at=None,
-                    opened_at=None,
-                    probe_until=None,
-                    updated_at=now,
-                )
-            )
+            await _write(conn, RouteHealth(route, CLOSED, 0, None, None, None), now)
 
     async def record_answered(self, route: str, *, now: datetime) -> None:
         """A call was accepted: the refused calls no longer run in a row. Lost jobs and the
@@ -165,6 +142,17 @@ class RouteStore:
                 )
         except IntegrityError:
             pass
+
+
+async def _write(conn: AsyncConnection, health: RouteHealth, now: datetime) -> None:
+    """Replace the route's row with `health`, every column."""
+    values = asdict(health)
+    del values["route"]
+    await conn.execute(
+        update(route_health)
+        .where(route_health.c.route == health.route)
+        .values(**values, updated_at=now)
+    )
 
 
 def _health(row: Row[Any]) -> RouteHealth:
