@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.store.database import Database
+from vidrouter.store.records import from_row
 from vidrouter.store.route_slots import with_provider
 from vidrouter.store.tables import generations, route_health
 
@@ -156,13 +157,4 @@ async def _write(conn: AsyncConnection, health: RouteHealth, now: datetime) -> N
 
 
 def _health(row: Row[Any]) -> RouteHealth:
-    m = row._mapping
-    return RouteHealth(
-        m["route"],
-        m["state"],
-        m["failures"],
-        m["window_started_at"],
-        m["opened_at"],
-        m["probe_until"],
-        m["job_failures"],
-    )
+    return from_row(RouteHealth, row._mapping)
