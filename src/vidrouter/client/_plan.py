@@ -10,7 +10,7 @@ written, a pause taken and a callback called.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -20,6 +20,7 @@ import httpx
 from vidrouter.client.types import Generation
 
 T = TypeVar("T")
+OnProgress = Callable[[Generation], object]
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,19 @@ class Sleep:
 
 
 @dataclass(frozen=True)
+class Load:
+    """Make the `image` argument a URL: the result is the URL (a local file is read)."""
+
+    image: str | Path
+
+
+@dataclass(frozen=True)
 class Notify:
-    """Hand the generation to the caller's `on_progress` callback."""
+    """Hand the generation to the caller's `on_progress` callback (awaited when the async
+    client's callback is a coroutine function)."""
 
     generation: Generation
+    on_progress: OnProgress | None
 
 
 @dataclass(frozen=True)
@@ -58,11 +68,11 @@ class Emit:
     generation: Generation
 
 
-Step = Send | Save | Sleep | Notify | Emit
-Plan = Generator[Step, httpx.Response | None, T]
-Outcome = httpx.Response | httpx.TransportError | None
-"""What performing a step gave: the response, the transport error to throw into the plan, or
-None for a step without a result."""
+Step = Send | Save | Load | Sleep | Notify | Emit
+Plan = Generator[Step, httpx.Response | str | None, T]
+Outcome = httpx.Response | str | httpx.TransportError | None
+"""What performing a step gave: the response, the URL of a Load, the transport error to throw
+into the plan, or None for a step without a result."""
 
 
 @dataclass(frozen=True)
