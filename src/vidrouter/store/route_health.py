@@ -57,22 +57,17 @@ class RouteStore:
         """Count a refused call (or, `lost_job`, a job lost after it was accepted); open the
         circuit when `threshold` of one kind fall in one window. A failure while open (a
         failed probe, or a late one) opens it again at once."""
+        # Two processes may count the first failure of a route at once: the row is made
+        # apart (tolerating the other's insert), then read under a row lock so neither
+        # count is lost (FOR UPDATE is a no-op on SQLite, whose writes are serialized).
+        await self.ensure(route, now=now)
         async with self._db.write() as conn:
             row = (
-                await conn.execute(select(route_health).where(route_health.c.route == route))
-            ).first()
-            if row is None:
-                values: dict[str, Any] = {
-                    "route": route,
-                    "state": CLOSED,
-                    "failures": 0,
-                    "window_started_at": now,
-                    "updated_at": now,
-                }
-                await conn.execute(insert(route_health).values(**values))
-                current = RouteHealth(route, CLOSED, 0, now, None, None)
-            else:
-                current = _health(row)
+                await conn.execute(
+                    select(route_health).where(route_health.c.route == route).with_for_update()
+                )
+            ).one()
+            current = _health(row)
             probing = current.state == OPEN
             in_window = (
                 current.window_started_at is not None and now - current.window_started_at < window
