@@ -11,8 +11,9 @@ from typing import Any
 
 from tests.fakes.base import Fault
 from tests.fakes.chaos import ChaosProvider
+from tests.support.chaos import KEY, chaos_service, route_key
 from tests.support.hosts import MODEL, PRICES, three_hosts
-from tests.test_routing_delivery import KEY, chaos_service, generate, model_item, route_key
+from tests.test_routing_delivery import PRICED, generate, model_item
 from vidrouter.engine.circuits import CircuitState
 
 DEFAULT_ROUTING = {
@@ -152,7 +153,7 @@ async def test_sort_speed_picks_the_faster_route_once_each_has_history(
     # a is cheap and slow, b dearer and fast: price and speed disagree.
     a = ChaosProvider(api_key=KEY, job_seconds=1.0)
     b = ChaosProvider(api_key=KEY)
-    async with chaos_service(tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}) as app:
+    async with chaos_service(tmp_path, database_url, {"a": a, "b": b}, routes=PRICED) as app:
         key = await app.new_key()
         speed = {"routing": {"sort": "speed"}}
 
