@@ -18,7 +18,8 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.fal import FLAGGED, FalFake
 from tests.fakes.minimax import MinimaxFake
 from tests.support.harness import running, test_settings
-from tests.support.images import image_host, png
+from tests.support.images import png
+from tests.support.providers import fake_fixture
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.domain.catalog import load_catalog
@@ -46,17 +47,7 @@ MODEL = "kling-v2.5-turbo"
 PNG_URI = "data:image/png;base64," + base64.b64encode(png(2, 2)).decode()
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def fal() -> AsyncIterator[tuple[FalFake, str]]:
-    fake = FalFake(api_key=KEY)
-    async with serve_app(fake.app()) as url:
-        yield fake, url
+fal = fake_fixture(lambda: FalFake(api_key=KEY), lambda made: made.app())
 
 
 def _settings(tmp_path: Path, url: str, key: str = KEY, **overrides: Any) -> Settings:

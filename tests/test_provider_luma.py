@@ -3,7 +3,6 @@ run through our API to their documented end state, faults included."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +13,14 @@ import pytest
 from tests.fakes.base import sample_mp4
 from tests.fakes.luma import MODERATION_FAILED, LumaFake
 from tests.support.harness import running, test_settings
-from tests.support.images import image_host
-from tests.support.servers import serve_app
+from tests.support.providers import fake_fixture
 from vidrouter.settings import Settings
 
 KEY = "test-key"
 CREATE = "/dream-machine/v1/generations"
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def luma() -> AsyncIterator[tuple[LumaFake, str]]:
-    fake = LumaFake(api_key=KEY)
-    async with serve_app(fake.app()) as url:
-        yield fake, url
+luma = fake_fixture(lambda: LumaFake(api_key=KEY), lambda made: made.app())
 
 
 def _settings(tmp_path: Path, url: str, key: str = KEY, **overrides: Any) -> Settings:

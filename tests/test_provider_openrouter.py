@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from tests.fakes.minimax import MinimaxFake
 from tests.fakes.openrouter import OpenRouterFake
 from tests.support.harness import running, test_settings
 from tests.support.images import data_uri, png
+from tests.support.providers import fake_fixture
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from tests.support.video import decode
@@ -53,11 +53,7 @@ ROUTED = {
 NO_BREAKER = {"circuit_failure_threshold": 1000}
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[OpenRouterFake, str]]:
-    openrouter = OpenRouterFake(api_key=KEY)
-    async with serve_app(openrouter.app) as url:
-        yield openrouter, url
+fake = fake_fixture(lambda: OpenRouterFake(api_key=KEY))
 
 
 def settings_for(

@@ -5,7 +5,6 @@ API to their documented end state, faults and route choice included."""
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,8 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.luma import LumaFake
 from tests.fakes.replicate import E005, ReplicateFake
 from tests.support.harness import running, test_settings
-from tests.support.images import data_uri, image_host, png
+from tests.support.images import data_uri, png
+from tests.support.providers import fake_fixture
 from tests.support.servers import serve_app
 from vidrouter.engine.advance import MAX_JOB_FAILURES
 from vidrouter.settings import Settings
@@ -28,17 +28,7 @@ CREATE = "/predictions"  # POST: the model's create; GET: a poll
 MASTER = "/v1/models/kwaivgi/kling-v2.1-master/predictions"
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[ReplicateFake, str]]:
-    replicate_fake = ReplicateFake(api_token=KEY)
-    async with serve_app(replicate_fake.app()) as url:
-        yield replicate_fake, url
+fake = fake_fixture(lambda: ReplicateFake(api_token=KEY), lambda made: made.app())
 
 
 def _settings(tmp_path: Path, url: str, token: str = KEY, **overrides: Any) -> Settings:
