@@ -8,6 +8,7 @@ adapter meets the same situation in its own wire format. Adding a provider is ad
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,17 +40,18 @@ class ProviderCase:
     model: str  # a public model this provider serves
     listed: frozenset[str]  # models offered with its credentials (and only with them)
     make: Callable[[], Any]  # a fresh fake
-    serve: Callable[[Any], ASGIApp]  # the fake's ASGI app
     environ: Callable[[str, str], dict[str, str]]  # (fake URL, credential) -> environment
-    key_attr: str  # the fake's attribute holding the credential it accepts
     submit: str  # path part of the paid create call (always a POST)
     poll: str  # path part of the status call (always a GET)
     cancel: tuple[str, str] | None  # (method, path part); None where the API cannot cancel
-    jobs: Callable[[Any], int]  # how many jobs the fake accepted
     server_error: Answer
     throttled: Answer  # answered with a Retry-After header
     rate_limits: Mapping[str, Answer]  # real rate limits: retried on the same route
     refusals: Mapping[str, Answer]  # account-level refusals: never retried on the same route
+    # How many jobs the fake accepted.
+    jobs: Callable[[Any], int] = lambda fake: len(fake.tasks)
+    serve: Callable[[Any], ASGIApp] = lambda fake: _asgi(fake)  # the fake's ASGI app
+    key_attr: str = "api_key"  # the fake's attribute holding the credential it accepts
     # An operator catalog (fake URL, HTTP timeout) -> TOML, where the route needs one.
     catalog: Callable[[str, float], str] = lambda url, timeout: ""
     settings: Mapping[str, Any] = field(default_factory=dict)
@@ -64,6 +66,31 @@ class ProviderCase:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _asgi(fake: Any) -> ASGIApp:
+    """The fake's ASGI app: its `app`, or what its `app()` builds."""
+    app = fake.app
+    return app() if inspect.ismethod(app) else app  # type: ignore[no-any-return]
+
+
+def _env(key_env: str, *url_envs: str, **fixed: str) -> Callable[[str, str], dict[str, str]]:
+    """(fake URL, credential) -> the credential in `key_env`, the URL in each of `url_envs`,
+    and the `fixed` values."""
+    return lambda url, key: {**dict.fromkeys(url_envs, url), key_env: key, **fixed}
+
+
+def _count(table: str) -> Callable[[Any], int]:
+    """How many jobs the fake holds in its `table`."""
+    return lambda fake: len(getattr(fake, table))
+
+
+def _detail(status: int, detail: str) -> Answer:
+    return status, {"detail": detail}
+
+
+def _error(status: int, message: str) -> Answer:
+    return status, {"error": message}
 
 
 def _flag_prompts(fake: Any) -> None:
@@ -143,13 +170,11 @@ CASES: tuple[ProviderCase, ...] = (
         model="veo-3.1",
         listed=frozenset({"veo-3.1", "veo-3.1-fast"}),
         make=VeoFake,
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {"VIDROUTER_GEMINI_BASE_URL": url, "GEMINI_API_KEY": key},
-        key_attr="api_key",
+        environ=_env("GEMINI_API_KEY", "VIDROUTER_GEMINI_BASE_URL"),
         submit=":predictLongRunning",
         poll="/operations/",
         cancel=None,  # the Gemini API has no cancel for video operations
-        jobs=lambda fake: len(fake.operations),
+        jobs=_count("operations"),
         server_error=_google(503, "UNAVAILABLE", "The model is overloaded."),
         throttled=_google(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted."),
         rate_limits={
@@ -171,20 +196,16 @@ CASES: tuple[ProviderCase, ...] = (
         model="gen4.5",
         listed=frozenset({"gen4.5", "gen4-turbo"}),
         make=RunwayFake,
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {"VIDROUTER_RUNWAY_BASE_URL": url, "RUNWAYML_API_SECRET": key},
-        key_attr="api_key",
+        environ=_env("RUNWAYML_API_SECRET", "VIDROUTER_RUNWAY_BASE_URL"),
         submit="/v1/text_to_video",
         poll="/v1/tasks/",
         cancel=("DELETE", "/v1/tasks/"),
-        jobs=lambda fake: len(fake.tasks),
-        server_error=(502, {"error": "Bad gateway"}),
-        throttled=(429, {"error": "Too many requests"}),
-        rate_limits={"429": (429, {"error": "You have exceeded the rate limit for this model."})},
+        server_error=_error(502, "Bad gateway"),
+        throttled=_error(429, "Too many requests"),
+        rate_limits={"429": _error(429, "You have exceeded the rate limit for this model.")},
         refusals={
-            "400 not enough credits": (
-                400,
-                {"error": "You do not have enough credits to run this task."},
+            "400 not enough credits": _error(
+                400, "You do not have enough credits to run this task."
             )
         },
         cancel_remotely=_set_status("tasks", "CANCELLED"),
@@ -194,20 +215,17 @@ CASES: tuple[ProviderCase, ...] = (
         model="ray-2",
         listed=frozenset({"ray-2", "ray-flash-2"}),
         make=lambda: LumaFake(moderate_prompts_containing=None),
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_LUMA_BASE_URL": url, "LUMAAI_API_KEY": key},
-        key_attr="api_key",
+        environ=_env("LUMAAI_API_KEY", "VIDROUTER_LUMA_BASE_URL"),
         submit="/dream-machine/v1/generations",
         poll="/dream-machine/v1/generations",
         cancel=("DELETE", "/dream-machine/v1/generations/"),
-        jobs=lambda fake: len(fake.created),
-        server_error=(500, {"detail": "Internal Server Error"}),
-        throttled=(429, {"detail": "Too Many Requests"}),
-        rate_limits={"429": (429, {"detail": "Too many concurrent generations"})},
+        jobs=_count("created"),
+        server_error=_detail(500, "Internal Server Error"),
+        throttled=_detail(429, "Too Many Requests"),
+        rate_limits={"429": _detail(429, "Too many concurrent generations")},
         refusals={
-            "400 insufficient credits": (
-                400,
-                {"detail": "Insufficient credits: please top up your API balance"},
+            "400 insufficient credits": _detail(
+                400, "Insufficient credits: please top up your API balance"
             )
         },
         moderations={
@@ -220,13 +238,11 @@ CASES: tuple[ProviderCase, ...] = (
         model="gateway-clip",
         listed=frozenset({"gateway-clip"}),
         make=lambda: FakeOpenAIVideos(models=frozenset({"upstream-clip-1"})),
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {GATEWAY_KEY_ENV: key},
-        key_attr="api_key",
+        environ=_env(GATEWAY_KEY_ENV),
         submit="/v1/videos",
         poll="/v1/videos/",
         cancel=("DELETE", "/v1/videos/"),
-        jobs=lambda fake: len(fake.created),
+        jobs=_count("created"),
         server_error=_openai(500, "server_error", None, "The server had an error."),
         throttled=_openai(429, "requests", "rate_limit_exceeded", "Rate limit reached"),
         rate_limits={
@@ -255,17 +271,13 @@ CASES: tuple[ProviderCase, ...] = (
         model="kling-v2.5-turbo",
         listed=frozenset({"kling-v3", "kling-v2.6", "kling-v2.5-turbo", "kling-v2.1-master"}),
         make=lambda: KlingFake(secret_key=KEY),
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {
-            "VIDROUTER_KLING_BASE_URL": url,
-            "KLING_ACCESS_KEY": "test-access-key",
-            "KLING_SECRET_KEY": key,
-        },
+        environ=_env(
+            "KLING_SECRET_KEY", "VIDROUTER_KLING_BASE_URL", KLING_ACCESS_KEY="test-access-key"
+        ),
         key_attr="secret_key",
         submit="/v1/videos/",
         poll="/v1/videos/",
         cancel=None,  # Kling documents no cancel for video tasks
-        jobs=lambda fake: len(fake.tasks),
         server_error=_kling(500, 5000, "Server internal error"),
         throttled=_kling(429, 1303, "parallel task over resource pack limit"),
         rate_limits={
@@ -283,14 +295,11 @@ CASES: tuple[ProviderCase, ...] = (
         model="hailuo-2.3",
         listed=frozenset({"hailuo-2.3", "hailuo-2.3-fast", "hailuo-02"}),
         make=lambda: MinimaxFake(polls_before_done=1),
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_MINIMAX_BASE_URL": url, "MINIMAX_API_KEY": key},
-        key_attr="api_key",
+        environ=_env("MINIMAX_API_KEY", "VIDROUTER_MINIMAX_BASE_URL"),
         submit="/v1/video_generation",
         poll="/v1/query/video_generation",
         cancel=None,  # MiniMax has no cancel endpoint
-        jobs=lambda fake: len(fake.tasks),
-        server_error=(502, {"error": "bad gateway"}),
+        server_error=_error(502, "bad gateway"),
         # MiniMax documents no HTTP status for its errors (its 1002 comes in a 200: see
         # rate_limits); a proxy's plain 429 with Retry-After must still be honoured.
         throttled=(429, {}),
@@ -305,13 +314,10 @@ CASES: tuple[ProviderCase, ...] = (
         model="seedance-1-pro",
         listed=frozenset({"seedance-1-pro", "seedance-1-pro-fast"}),
         make=FakeArk,
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_SEEDANCE_BASE_URL": url, "ARK_API_KEY": key},
-        key_attr="api_key",
+        environ=_env("ARK_API_KEY", "VIDROUTER_SEEDANCE_BASE_URL"),
         submit=TASKS,
         poll=TASKS + "/",
         cancel=("DELETE", TASKS + "/"),
-        jobs=lambda fake: len(fake.tasks),
         server_error=_ark(500, "InternalServiceError", "The service encountered an error."),
         throttled=_ark(429, "ServerOverloaded", "The service is overloaded."),
         rate_limits={
@@ -355,13 +361,10 @@ CASES: tuple[ProviderCase, ...] = (
         model="wan-2.5",
         listed=frozenset({"wan-2.5", "wan-2.6", "wan-2.7"}),
         make=FakeWan,
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {"VIDROUTER_WAN_BASE_URL": url, "DASHSCOPE_API_KEY": key},
-        key_attr="api_key",
+        environ=_env("DASHSCOPE_API_KEY", "VIDROUTER_WAN_BASE_URL"),
         submit=CREATE_PATH,
         poll="/api/v1/tasks/",
         cancel=("POST", "/cancel"),
-        jobs=lambda fake: len(fake.tasks),
         server_error=_dashscope(500, "InternalError", "Internal server error!"),
         throttled=_dashscope(429, "Throttling", "Requests throttling triggered."),
         rate_limits={
@@ -390,22 +393,16 @@ CASES: tuple[ProviderCase, ...] = (
         model="kling-v2.5-turbo",
         listed=frozenset({"kling-v2.5-turbo", "ray-2", "hailuo-02", "veo-3.1"}),
         make=FalFake,
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {
-            "VIDROUTER_FAL_BASE_URL": url,
-            "VIDROUTER_FAL_API_BASE_URL": url,
-            "FAL_KEY": key,
-        },
-        key_attr="api_key",
+        environ=_env("FAL_KEY", "VIDROUTER_FAL_BASE_URL", "VIDROUTER_FAL_API_BASE_URL"),
         submit="/fal-ai/",
         poll="/status",
         cancel=("PUT", "/cancel"),
-        jobs=lambda fake: len(fake.jobs),
-        server_error=(500, {"detail": "Internal Server Error"}),
-        throttled=(429, {"detail": "Too many concurrent requests"}),
-        rate_limits={"429": (429, {"detail": "Too many concurrent requests"})},
+        jobs=_count("jobs"),
+        server_error=_detail(500, "Internal Server Error"),
+        throttled=_detail(429, "Too many concurrent requests"),
+        rate_limits={"429": _detail(429, "Too many concurrent requests")},
         refusals={
-            "402": (402, {"detail": "Exhausted balance. Top up your balance at fal.ai."}),
+            "402": _detail(402, "Exhausted balance. Top up your balance at fal.ai."),
             "403 locked": (403, LOCKED),
         },
         moderations={  # fal reports moderation with the result, some apps at submit
@@ -418,13 +415,12 @@ CASES: tuple[ProviderCase, ...] = (
         model="kling-v2.1-master",
         listed=frozenset({"kling-v2.1-master", "wan-2.5", "hailuo-02", "veo-3.1"}),
         make=ReplicateFake,
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_REPLICATE_BASE_URL": url, "REPLICATE_API_TOKEN": key},
+        environ=_env("REPLICATE_API_TOKEN", "VIDROUTER_REPLICATE_BASE_URL"),
         key_attr="api_token",
         submit="/v1/models/kwaivgi/kling-v2.1-master/predictions",
         poll="/v1/predictions/",
         cancel=("POST", "/cancel"),
-        jobs=lambda fake: len(fake.created),
+        jobs=_count("created"),
         server_error=_problem(500, "Internal Server Error", "Something went wrong."),
         throttled=_problem(429, "Request was throttled.", "Request was throttled."),
         rate_limits={
@@ -448,16 +444,14 @@ CASES: tuple[ProviderCase, ...] = (
         model="veo-3.1",
         listed=frozenset({"veo-3.1", "kling-v3", "hailuo-2.3", "seedance-2", "gen4.5"}),
         make=OpenRouterFake,
-        serve=lambda fake: fake.app,
         environ=lambda url, key: {
             "VIDROUTER_OPENROUTER_BASE_URL": url + "/api",
             "OPENROUTER_API_KEY": key,
         },
-        key_attr="api_key",
         submit="/api/v1/videos",
         poll="/api/v1/videos/gen-vid-",
         cancel=None,  # OpenRouter has no cancel endpoint
-        jobs=lambda fake: len(fake.created),
+        jobs=_count("created"),
         server_error=_openrouter(500, "Internal Server Error"),
         throttled=_openrouter(429, "Rate limit exceeded"),
         rate_limits={"429": _openrouter(429, "Rate limit exceeded: limit_rpm/google/veo-3.1")},
