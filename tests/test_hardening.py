@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
 from PIL import Image
 
 from tests.support.catalogs import local_model
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, assert_error, running, test_settings
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from vidrouter.domain.client_errors import client_message
@@ -31,16 +30,6 @@ NUL = "a\x00b"
 def raw_json(body: object) -> bytes:
     """JSON as a client may send it: lone surrogates written as `\\ud800` escapes."""
     return json.dumps(body, ensure_ascii=True).encode("ascii")
-
-
-def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert set(error) == {"type", "code", "message", "param"}, error
-    assert isinstance(error["message"], str) and error["message"]
-    if code is not None:
-        assert error["code"] == code, error
-    return dict(error)
 
 
 # --- item 2: lone surrogates and NUL in JSON bodies -----------------------------------------

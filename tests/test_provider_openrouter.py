@@ -16,7 +16,7 @@ from openrouter import OpenRouter, errors
 from tests.fakes.base import sample_mp4
 from tests.fakes.minimax import MinimaxFake
 from tests.fakes.openrouter import OpenRouterFake
-from tests.support.harness import running, test_settings
+from tests.support.harness import assert_error, running, test_settings
 from tests.support.images import data_uri, png
 from tests.support.providers import fake_fixture
 from tests.support.receiver import WebhookReceiver
@@ -347,8 +347,7 @@ async def test_provider_limits_are_checked_before_any_request(
         ]
         for extra, code in cases:
             r = await app.create(key, prompt="p", **extra)
-            assert r.status_code == 400, r.text
-            assert r.json()["error"]["code"] == code, (extra, r.text)
+            assert_error(r, 400, code)
     assert openrouter.plan.requests == []
 
 

@@ -13,7 +13,7 @@ import runwayml.lib.polling
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.runway import RunwayFake
-from tests.support.harness import running
+from tests.support.harness import assert_failed, running
 from tests.support.images import data_uri, png
 from tests.support.providers import assert_limits_refused, fake_fixture, keyed_settings
 from tests.support.servers import serve_app
@@ -238,8 +238,7 @@ async def test_requests_runway_cannot_take_fail_invalid_input_without_a_call(
 ) -> None:
     runway, url = fake
     done, _ = await run_one(tmp_path, url, **body)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert provider_text in done["error"]["message"]
     assert runway.plan.requests == []
 
@@ -285,8 +284,7 @@ async def test_task_failures_map_to_our_codes(
     runway, url = fake
     runway.fail_jobs_with = (failure_code, "The task failed.")
     done, stored = await run_one(tmp_path, url, model="gen4.5", prompt="p")
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == error_code
+    assert_failed(done, error_code)
     assert stored.error is not None and stored.error.code == error_code
     assert failure_code in stored.error.message  # Runway's words, for operators
     if error_code == "provider_error":  # the client reads our sentence, not Runway's

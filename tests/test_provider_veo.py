@@ -18,7 +18,7 @@ from google.genai import types
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.veo import RAI_REASON, VeoFake
-from tests.support.harness import Harness, running
+from tests.support.harness import Harness, assert_error, running
 from tests.support.images import data_uri, png
 from tests.support.providers import fake_fixture, keyed_settings
 from tests.support.video import decode
@@ -296,8 +296,7 @@ async def test_veo_limits_are_checked_before_any_request(
         }
         for code, extra in cases.items():
             r = await app.create(key, model="veo-3.1", prompt="p", **extra)
-            assert r.status_code == 400, r.text
-            assert r.json()["error"]["code"] == code
+            assert_error(r, 400, code)
     assert veo.plan.requests == []
 
 

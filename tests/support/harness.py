@@ -113,3 +113,14 @@ def assert_failed(done: dict[str, Any], code: str) -> None:
     assert done["status"] == "failed", done
     assert done["error"]["code"] == code, done
     assert done["video_url"] is None, done
+
+
+def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
+    """The response is our error of that status (and `code`), in its four fields; the error."""
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert set(error) == {"type", "code", "message", "param"}, error
+    assert isinstance(error["message"], str) and error["message"]
+    if code is not None:
+        assert error["code"] == code, error
+    return dict(error)
