@@ -15,6 +15,7 @@ from standardwebhooks.webhooks import Webhook
 from tests.support.harness import Harness, running, test_settings
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
+from vidrouter.store.deliveries import Delivery
 from vidrouter.store.keys import NewKey
 
 
@@ -33,6 +34,16 @@ async def hooked(
             yield app, key, receiver, gid
 
 
+async def settled(app: Harness, gid: str) -> Delivery:
+    """The generation's one delivery, once it is no longer pending."""
+    for _ in range(200):
+        [delivery] = await app.service.deliveries.for_generation(gid)
+        if delivery.status != "pending":
+            break
+        await asyncio.sleep(0.05)
+    return delivery
+
+
 async def test_receiver_down_then_up_gets_it_on_the_schedule(tmp_path: Path) -> None:
     # Schedule 0.5 s, 1 s, 30 s: the receiver fails twice, then the third try succeeds.
     async with hooked(tmp_path, (0.5, 1.0, 30.0), 503, "retry me") as (app, key, receiver, gid):
@@ -40,9 +51,8 @@ async def test_receiver_down_then_up_gets_it_on_the_schedule(tmp_path: Path) -> 
             await asyncio.sleep(0.05)
         receiver.status = 200
         [hook] = await receiver.wait_for(1, timeout=20)
-        deliveries = await app.service.deliveries.for_generation(gid)
+        delivery = await settled(app, gid)
     assert receiver.attempts == 3
-    [delivery] = deliveries
     assert delivery.status == "delivered" and delivery.tries == 3
     assert hook.headers["webhook-id"] == delivery.id
     Webhook(key.key.webhook_secret).verify(hook.body, hook.headers)
@@ -50,11 +60,7 @@ async def test_receiver_down_then_up_gets_it_on_the_schedule(tmp_path: Path) -> 
 
 async def test_gives_up_after_the_last_try_and_records_it(tmp_path: Path) -> None:
     async with hooked(tmp_path, (0.1, 0.1), 500, "x") as (app, _key, receiver, gid):
-        for _ in range(200):
-            [delivery] = await app.service.deliveries.for_generation(gid)
-            if delivery.status == "failed":
-                break
-            await asyncio.sleep(0.05)
+        delivery = await settled(app, gid)
     assert delivery.status == "failed"
     assert delivery.tries == 3 and receiver.attempts == 3
     assert delivery.last_status_code == 500
