@@ -20,25 +20,22 @@ import pytest
 from starlette.responses import JSONResponse, Response
 
 from tests.fakes.chaos import ChaosProvider
-from tests.support.chaos import ADAPTER, DURATION, KEY, MODEL, chaos_service, route_key
+from tests.support.chaos import (
+    ADAPTER,
+    DURATION,
+    KEY,
+    MODEL,
+    PRICED,
+    chaos_service,
+    generate,
+    model_item,
+    route_key,
+)
 from tests.support.harness import Harness, assert_failed
 from vidrouter.engine.circuits import CircuitState
 from vidrouter.store.keys import NewKey
 
 pytestmark = pytest.mark.usefixtures("chaos_sample")
-
-# a is the cheaper route, b the dearer.
-PRICED: dict[str, dict[str, Any]] = {"a": {"price": 0.05}, "b": {"price": 0.08}}
-
-
-async def model_item(app: Harness, key: NewKey) -> dict[str, Any]:
-    r = await app.client.get(f"/v1/models/{MODEL}", headers=app.auth(key))
-    assert r.status_code == 200, r.text
-    body: dict[str, Any] = r.json()
-    listed = await app.client.get("/v1/models", headers=app.auth(key))
-    [entry] = [m for m in listed.json()["data"] if m["id"] == MODEL]
-    assert entry["pricing"] == body["pricing"]  # the list and the item agree
-    return body
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
@@ -47,12 +44,6 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0
     while not await check():
         assert loop.time() < deadline, "the condition never came true"
         await asyncio.sleep(0.05)
-
-
-async def generate(app: Harness, key: NewKey, **body: Any) -> dict[str, Any]:
-    created = await app.create(key, model=MODEL, prompt="a fox", **body)
-    assert created.status_code == 202, created.text
-    return await app.wait_for(key, created.json()["id"], timeout=60)
 
 
 async def served_by(app: Harness, generation_id: str) -> list[tuple[str, str]]:

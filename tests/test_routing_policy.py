@@ -11,9 +11,8 @@ from typing import Any
 
 from tests.fakes.base import Fault
 from tests.fakes.chaos import ChaosProvider
-from tests.support.chaos import KEY, chaos_service, route_key
+from tests.support.chaos import KEY, PRICED, chaos_service, generate, model_item, route_key
 from tests.support.hosts import MODEL, PRICES, three_hosts
-from tests.test_routing_delivery import PRICED, generate, model_item
 from vidrouter.engine.circuits import CircuitState
 
 DEFAULT_ROUTING = {

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.chaos import KEY, KEY_ENV, chaos_catalog, route_key
+from tests.support.chaos import KEY, KEY_ENV, PRICED, chaos_catalog, model_item, route_key
 from tests.support.harness import running, test_settings
-from tests.test_routing_delivery import PRICED, model_item
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
 from vidrouter.engine.circuits import CircuitState

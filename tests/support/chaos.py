@@ -12,12 +12,15 @@ from typing import Any
 from tests.fakes.chaos import ChaosProvider
 from tests.support.harness import Harness, running, test_settings
 from tests.support.servers import serve_app
+from vidrouter.store.keys import NewKey
 
 KEY_ENV = "CHAOS_VIDEO_KEY"
 KEY = "sk-chaos-test"
 MODEL = "chaos-clip"
 ADAPTER = "openai_videos"
 DURATION = 4  # the model's default duration
+# Routes a and b: a the cheaper, b the dearer.
+PRICED: dict[str, dict[str, Any]] = {"a": {"price": 0.05}, "b": {"price": 0.08}}
 
 
 def chaos_catalog(
@@ -95,3 +98,21 @@ async def chaos_service(
 
 def route_key(name: str) -> str:
     return f"{ADAPTER}:{name}"
+
+
+async def model_item(app: Harness, key: NewKey) -> dict[str, Any]:
+    """The model as `/v1/models/{id}` shows it, checked against its `/v1/models` entry."""
+    r = await app.client.get(f"/v1/models/{MODEL}", headers=app.auth(key))
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    listed = await app.client.get("/v1/models", headers=app.auth(key))
+    [entry] = [m for m in listed.json()["data"] if m["id"] == MODEL]
+    assert entry["pricing"] == body["pricing"]  # the list and the item agree
+    return body
+
+
+async def generate(app: Harness, key: NewKey, **body: Any) -> dict[str, Any]:
+    """A generation of the model, once it has ended."""
+    created = await app.create(key, model=MODEL, prompt="a fox", **body)
+    assert created.status_code == 202, created.text
+    return await app.wait_for(key, created.json()["id"], timeout=60)
