@@ -10,6 +10,8 @@ import httpx
 import lumaai
 import pytest
 
+# `images` is conftest's; tests/test_controls_luma.py imports it from here.
+from tests.conftest import images as images
 from tests.fakes.base import sample_mp4
 from tests.fakes.luma import MODERATION_FAILED, LumaFake
 from tests.support.harness import assert_error, assert_failed, running, test_settings
