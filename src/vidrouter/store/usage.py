@@ -11,9 +11,9 @@ private), None for generations that never reached one. By resolution, what it wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from sqlalchemy import ColumnElement, case, func, literal_column, select
 
@@ -25,24 +25,36 @@ GroupBy = Literal["model", "route", "resolution", "day"]
 
 
 @dataclass(frozen=True)
-class UsageRow:
-    # The model id, the route's host (None: none), the resolution (None: made before
-    # issue 13, or by a model that lists none) or the UTC day.
-    group: str | None
-    generations: int
-    completed: int
-    failed: int
-    billed_seconds: float
-    cost: float
-
-
-@dataclass(frozen=True)
 class UsageTotal:
     generations: int
     completed: int
     failed: int
     billed_seconds: float
     cost: float
+
+    def __add__(self, other: UsageTotal) -> Self:
+        """Both summed, as this one (a row keeps its group)."""
+        return replace(
+            self,
+            generations=self.generations + other.generations,
+            completed=self.completed + other.completed,
+            failed=self.failed + other.failed,
+            billed_seconds=_round(self.billed_seconds + other.billed_seconds),
+            cost=_round(self.cost + other.cost),
+        )
+
+
+@dataclass(frozen=True)
+class _Grouped:
+    # The model id, the route's host (None: none), the resolution (None: made before
+    # issue 13, or by a model that lists none) or the UTC day.
+    group: str | None
+
+
+@dataclass(frozen=True)
+class UsageRow(UsageTotal, _Grouped):
+    """One group's total. The group comes first: a dataclass takes its bases' fields in
+    reverse method resolution order, `_Grouped`'s before `UsageTotal`'s."""
 
 
 @dataclass(frozen=True)
@@ -87,14 +99,7 @@ class UsageStore:
             rows = [_row(r._mapping) for r in await conn.execute(query)]
         if group_by == "route":
             rows = _by_host(rows)
-        total = UsageTotal(
-            generations=sum(r.generations for r in rows),
-            completed=sum(r.completed for r in rows),
-            failed=sum(r.failed for r in rows),
-            billed_seconds=_round(sum(r.billed_seconds for r in rows)),
-            cost=_round(sum(r.cost for r in rows)),
-        )
-        return UsageReport(rows, total)
+        return UsageReport(rows, sum(rows, UsageTotal(0, 0, 0, 0.0, 0.0)))
 
 
 def day_of(column: Any, dialect_name: str) -> ColumnElement[str]:
@@ -116,22 +121,8 @@ def _by_host(rows: list[UsageRow]) -> list[UsageRow]:
     for r in rows:
         host = r.group.split(":", 1)[0] if r.group else None
         seen = hosts.get(host)
-        hosts[host] = (
-            r
-            if seen is None
-            else UsageRow(
-                group=host,
-                generations=seen.generations + r.generations,
-                completed=seen.completed + r.completed,
-                failed=seen.failed + r.failed,
-                billed_seconds=_round(seen.billed_seconds + r.billed_seconds),
-                cost=_round(seen.cost + r.cost),
-            )
-        )
-    return [
-        UsageRow(host, r.generations, r.completed, r.failed, r.billed_seconds, r.cost)
-        for host, r in sorted(hosts.items(), key=lambda item: (item[0] is None, item[0] or ""))
-    ]
+        hosts[host] = replace(r, group=host) if seen is None else seen + r
+    return [hosts[h] for h in sorted(hosts, key=lambda h: (h is None, h or ""))]
 
 
 def _row(m: Any) -> UsageRow:
