@@ -19,7 +19,7 @@ from standardwebhooks.webhooks import Webhook
 
 from tests.contract.cases import BY_NAME, CASES, KEY, ProviderCase
 from tests.fakes.base import Fault
-from tests.fakes.openai_videos import FakeOpenAIVideos
+from tests.fakes.openai_videos import SIZES, FakeOpenAIVideos
 from tests.support.harness import Harness, assert_failed, running, test_settings
 from tests.support.images import data_uri
 from tests.support.receiver import WebhookReceiver
@@ -299,7 +299,11 @@ async def test_account_refusal_fails_at_once_without_another_route(
 
 
 async def test_account_refusal_moves_to_the_next_route(case: ProviderCase, tmp_path: Path) -> None:
-    gateway = FakeOpenAIVideos(seconds=tuple(str(s) for s in range(1, 21)))
+    # A gateway that makes whatever the model asks: every second up to 20, and a size for
+    # every resolution (the adapter sizes 768p as 1366x768, MiniMax's default).
+    gateway = FakeOpenAIVideos(
+        seconds=tuple(str(s) for s in range(1, 21)), sizes=(*SIZES, "1366x768", "768x1366")
+    )
     async with (
         serve_app(gateway.app()) as gateway_url,
         started(case, tmp_path, next_route=gateway_url) as run,

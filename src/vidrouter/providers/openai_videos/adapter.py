@@ -230,11 +230,29 @@ def size_for(
         chosen = operator.get(aspect_ratio) or DEFAULT_SIZES.get(aspect_ratio)
     else:
         at = f"{aspect_ratio}@{resolution}"
-        chosen = operator.get(at) or operator.get(aspect_ratio) or DEFAULT_SIZES.get(at)
+        chosen = (
+            operator.get(at)
+            or operator.get(aspect_ratio)
+            or DEFAULT_SIZES.get(at)
+            or _computed_size(aspect_ratio, resolution)
+        )
     if chosen is None:
         at = f" at {resolution}" if resolution else ""
         raise base.InvalidInput(f"aspect ratio {aspect_ratio}{at} has no size on this upstream")
     return chosen
+
+
+def _computed_size(aspect_ratio: str, resolution: str) -> str | None:
+    """Width x height for a resolution OpenAI never named (e.g. 768p at 16:9 -> 1366x768):
+    the short side is the resolution, the long side follows the ratio, rounded to even
+    (video encoders want even sides)."""
+    short = {"4k": 2160}.get(resolution) or int(resolution.rstrip("p") or 0)
+    w, _, h = aspect_ratio.partition(":")
+    if not (w.isdigit() and h.isdigit() and short and int(w) and int(h)):
+        return None
+    ratio = int(w) / int(h)
+    long = 2 * round(short * max(ratio, 1 / ratio) / 2)
+    return f"{long}x{short}" if ratio >= 1 else f"{short}x{long}"
 
 
 def _operator_sizes(options: Mapping[str, JsonScalar]) -> dict[str, str]:
