@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from importlib import resources
 from typing import Any
 
@@ -18,6 +20,9 @@ from vidrouter.domain.errors import VidrouterError
 from vidrouter.store import dialect
 
 log = logging.getLogger(__name__)
+
+# Set while this task is inside a write: a nested one must not wait for the lock it holds.
+_writing: ContextVar[bool] = ContextVar("vidrouter_writing", default=False)
 
 
 class StoreError(VidrouterError):
@@ -34,6 +39,11 @@ class Database:
         dialect.install_hooks(self.engine)
         self._writer = self.engine.execution_options(**dialect.WRITE_OPTIONS)
         self._reader = self.engine.execution_options(**dialect.read_options(self.dialect))
+        # SQLite has one writer. Writers of this process queue here, in order, instead of
+        # in SQLite's busy handler, which sleeps up to 100 ms between tries: under load
+        # that sleeping, not the work, was what bounded the engine (docs/performance.md).
+        self._write_lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
@@ -46,8 +56,26 @@ class Database:
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """A transaction that will write: on SQLite it takes the write lock up front, so two
         writers never deadlock upgrading a read lock."""
-        async with self._writer.begin() as conn:
-            yield conn
+        lock = self._lock() if not _writing.get() else None
+        if lock is None:
+            async with self._writer.begin() as conn:
+                yield conn
+            return
+        async with lock:
+            token = _writing.set(True)
+            try:
+                async with self._writer.begin() as conn:
+                    yield conn
+            finally:
+                _writing.reset(token)
+
+    def _lock(self) -> asyncio.Lock | None:
+        if self.dialect != "sqlite":
+            return None
+        loop = asyncio.get_running_loop()
+        if self._write_lock is None or self._lock_loop is not loop:
+            self._write_lock, self._lock_loop = asyncio.Lock(), loop
+        return self._write_lock
 
     async def ping(self) -> bool:
         try:
