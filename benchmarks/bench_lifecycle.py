@@ -10,9 +10,11 @@ routed to the fake, and this load process (raw asyncio, `loadgen.py`). Phases, o
 2. `GET /v1/generations/{id}` and `GET /v1/videos/{id}` of a finished generation.
 3. the signed `video_url` (our content host) against the fake's own static file.
 4. the fake alone: its create, status and static rates.
+5. with `--litellm`, LiteLLM's proxy on the same fake (bench_litellm.py): create, status
+   and content of `/v1/videos`, against ours on the same shape.
 
     python benchmarks/bench_lifecycle.py [--count 3000] [--database sqlite|postgres]
-        [--seconds 5] [--profile profile.txt] [--json out.json]
+        [--seconds 5] [--profile profile.txt] [--litellm] [--json out.json]
 
 `--profile` runs py-spy (from benchmarks/.venv-litellm, see bench_litellm.py) on the
 server during the lifecycle phase and writes its top functions.
@@ -66,9 +68,9 @@ async def wait_ready(url: str, timeout: float = 60) -> None:
     raise TimeoutError(url)
 
 
-def start_fake(port: int) -> subprocess.Popen[bytes]:
+def start_fake(port: int, *flags: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, str(HERE / "fake_upstream.py"), "--port", str(port)],
+        [sys.executable, str(HERE / "fake_upstream.py"), "--port", str(port), *flags],
         stdout=subprocess.DEVNULL,
         start_new_session=True,
     )
@@ -267,12 +269,25 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         )
         results["get_video"] = await rate(f"{base}/v1/videos/{g['id']}", s, c, headers=headers)
         results["content_signed_url"] = await rate(g["video_url"], s, c)
+        results["get_video_content"] = await rate(
+            f"{base}/v1/videos/{g['id']}/content", s, c, headers=headers
+        )
+        video = json.dumps({"model": MODEL, "prompt": "p"}).encode()
+        # Creates on the OpenAI shape, for the ratio to LiteLLM's (the work drains meanwhile).
+        results["create_video"] = await rate(
+            f"{base}/v1/videos", s, c, headers=headers, body=lambda: video
+        )
         results["fake_create"] = await rate(
             f"{fake}/v1/videos", s, c, body=lambda: b'{"model":"sora-2","prompt":"p"}'
         )
         results["fake_status"] = await rate(f"{fake}/v1/videos/video_000000000001", s, c)
         results["fake_static"] = await rate(f"{fake}/static/video.mp4", s, c)
-        results["video_bytes"] = len(httpx.get(g["video_url"]).content)
+        async with httpx.AsyncClient() as client:
+            results["video_bytes"] = len((await client.get(g["video_url"])).content)
+        if args.litellm:
+            from bench_litellm import measure
+
+            results["litellm"] = await measure(fake, s, c)
     finally:
         server.terminate()
         try:
@@ -296,6 +311,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--profile", default=None)
+    parser.add_argument("--litellm", action="store_true", help="also LiteLLM's proxy")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     result = asyncio.run(main(args))

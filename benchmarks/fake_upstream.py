@@ -10,7 +10,10 @@ for vidrouter's `openai_videos` adapter and LiteLLM's video routes:
 - `GET /static/video.mp4`: those bytes as a plain static file (the "fake's own" rate);
 - `POST /hook`: a webhook receiver; it counts what it got (`GET /hook/count`).
 
-    python benchmarks/fake_upstream.py --port 9100 [--video PATH]
+With `--never-finish` every job stays `in_progress`, and the time of each job's first
+poll is kept (`GET /polls`: `{job id: unix time}`), for the waiting benchmark.
+
+    python benchmarks/fake_upstream.py --port 9100 [--video PATH] [--never-finish]
 """
 
 from __future__ import annotations
@@ -31,17 +34,20 @@ Send = Callable[[Message], Awaitable[None]]
 _ids = itertools.count(1)
 _hooks = 0
 _video = b""
+_never_finish = False
+_first_polls: dict[str, float] = {}
 
 
 def _video_object(video_id: str, status: str) -> bytes:
     done = status == "completed"
+    progress = 100 if done else (0 if status == "queued" else 50)
     return json.dumps(
         {
             "id": video_id,
             "object": "video",
             "model": "sora-2",
             "status": status,
-            "progress": 100 if done else 0,
+            "progress": progress,
             "created_at": int(time.time()),
             "completed_at": int(time.time()) if done else None,
             "expires_at": None,
@@ -95,8 +101,14 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await _answer(send, 200, _video, b"video/mp4")
     elif path == "/hook/count":
         await _answer(send, 200, json.dumps({"count": _hooks}).encode())
+    elif path == "/polls":
+        await _answer(send, 200, json.dumps(_first_polls).encode())
     elif path.startswith("/v1/videos/") or path.startswith("/videos/"):
-        await _answer(send, 200, _video_object(path.rsplit("/", 1)[1], "completed"))
+        video_id = path.rsplit("/", 1)[1]
+        if _never_finish:
+            _first_polls.setdefault(video_id, time.time())
+        status = "in_progress" if _never_finish else "completed"
+        await _answer(send, 200, _video_object(video_id, status))
     else:
         await _answer(send, 404, b'{"error": {"message": "not found"}}')
 
@@ -129,7 +141,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else "")
     parser.add_argument("--port", type=int, default=9100)
     parser.add_argument("--video", type=Path, default=None)
+    parser.add_argument("--never-finish", action="store_true")
     args = parser.parse_args()
+    _never_finish = args.never_finish
     _video = args.video.read_bytes() if args.video else sample_video()
     uvicorn.run(
         app,
