@@ -40,32 +40,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
+from bench_api import _free_port as free_port  # noqa: E402
+from bench_api import _wait_ready as wait_ready  # noqa: E402
 from loadgen import run_load  # noqa: E402
+from tests.support.scaleout import MODEL, UPSTREAM_KEY_ENV, upstream_catalog  # noqa: E402
 
-MODEL = "bench-clip"
-UPSTREAM_KEY_ENV = "BENCH_UPSTREAM_KEY"
 PY_SPY = HERE / ".venv-litellm" / "bin" / "py-spy"
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def wait_ready(url: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    async with httpx.AsyncClient() as client:
-        while time.monotonic() < deadline:
-            try:
-                if (await client.get(url)).status_code < 500:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
-    raise TimeoutError(url)
 
 
 def start_fake(port: int, *flags: str) -> subprocess.Popen[bytes]:
@@ -76,34 +56,35 @@ def start_fake(port: int, *flags: str) -> subprocess.Popen[bytes]:
     )
 
 
-def catalog(path: Path, upstream: str) -> Path:
-    path.write_text(
-        f"""
-[[models]]
-id = "{MODEL}"
-name = "{MODEL}"
-description = "A model behind the benchmark's instant fake upstream."
-provider = "Example Labs"
-type = "text-to-video"
-capabilities = ["text-to-video"]
-max_duration = 8
-default_duration = 4
-durations = [4, 8]
-aspect_ratios = ["16:9", "9:16"]
-resolutions = ["720p"]
-
-  [[models.routes]]
-  id = "upstream"
-  provider = "openai_videos"
-  model = "sora-2"
-  price_per_second = 0.1
-
-  [models.routes.options]
-  base_url = "{upstream}/v1"
-  api_key_env = "{UPSTREAM_KEY_ENV}"
-"""
+def create_key(env: dict[str, str]) -> dict[str, str]:
+    """A new key through the CLI: its Authorization header."""
+    made = subprocess.run(
+        [sys.executable, "-m", "vidrouter.cli", "keys", "create", "--name", "bench", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    return path
+    return {"Authorization": f"Bearer {json.loads(made.stdout)['key']}"}
+
+
+def serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "vidrouter.cli", "serve"],
+        env={**env, "VIDROUTER_PORT": str(port)},
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 class Sampler:
@@ -138,7 +119,7 @@ def server_env(tmp: Path, database_url: str | None, upstream: str, workers: int)
     env.update(
         VIDROUTER_DATA_DIR=str(tmp / "data"),
         VIDROUTER_LOG_LEVEL="WARNING",
-        VIDROUTER_CATALOG=str(catalog(tmp / "catalog.toml", upstream)),
+        VIDROUTER_CATALOG=str(upstream_catalog(tmp / "catalog.toml", upstream)),
         VIDROUTER_ALLOW_PRIVATE_WEBHOOK_URLS="true",
         # The fake finishes at once: its timings (15 s first poll, 10 s interval) scaled down
         # so the polls are not what is measured. Production keeps the provider's own.
@@ -229,22 +210,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         pg_name = await create_pg_database()
         database_url = pg_url(pg_name)
     env = server_env(tmp, database_url, fake, args.workers)
-    cli = [sys.executable, "-m", "vidrouter.cli"]
-    made = subprocess.run(
-        [*cli, "keys", "create", "--name", "bench", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    headers = {"Authorization": f"Bearer {json.loads(made.stdout)['key']}"}
-    server = subprocess.Popen(
-        [*cli, "serve"],
-        env={**env, "VIDROUTER_PORT": str(port)},
-        stdout=(tmp / "serve.log").open("wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    headers = create_key(env)
+    server = serve(env, port, tmp / "serve.log")
     results: dict[str, Any] = {"database": args.database, "workers": args.workers}
     spy = None
     try:
@@ -289,13 +256,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
             results["litellm"] = await measure(fake, s, c)
     finally:
-        server.terminate()
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        fake_proc.terminate()
-        fake_proc.wait(10)
+        stop(server)
+        stop(fake_proc)
         if pg_name is not None:
             from tests.support.databases import drop_pg_database
 

@@ -56,7 +56,7 @@ def version() -> str:
 
 
 async def measure(fake: str, seconds: float, connections: int) -> dict[str, Any]:
-    from bench_lifecycle import free_port, wait_ready
+    from bench_lifecycle import free_port, stop, wait_ready
 
     binary = ensure_venv()
     tmp = Path(tempfile.mkdtemp(prefix="vr-litellm-"))
@@ -88,44 +88,27 @@ general_settings:
             made = await client.post(f"{base}/v1/videos", json={"model": "sora-2", "prompt": "p"})
             video_id = made.json()["id"]
         body = json.dumps({"model": "sora-2", "prompt": "p"}).encode()
-        return {
-            "version": version(),
-            "create": (
-                await run_load(
-                    f"{base}/v1/videos",
-                    seconds=seconds,
-                    connections=connections,
-                    headers=headers,
-                    body=lambda: body,
-                )
-            ).summary(),
-            "status": (
-                await run_load(
-                    f"{base}/v1/videos/{video_id}",
-                    seconds=seconds,
-                    connections=connections,
-                    headers=headers,
-                )
-            ).summary(),
-            "content": (
-                await run_load(
-                    f"{base}/v1/videos/{video_id}/content",
-                    seconds=seconds,
-                    connections=connections,
-                    headers=headers,
-                )
-            ).summary(),
-        }
+        results: dict[str, Any] = {"version": version()}
+        for name, path, payload in [
+            ("create", "/v1/videos", body),
+            ("status", f"/v1/videos/{video_id}", None),
+            ("content", f"/v1/videos/{video_id}/content", None),
+        ]:
+            load = await run_load(
+                base + path,
+                seconds=seconds,
+                connections=connections,
+                headers=headers,
+                body=(lambda b=payload: b) if payload else None,
+            )
+            results[name] = load.summary()
+        return results
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 async def _alone(seconds: float, connections: int) -> dict[str, Any]:
-    from bench_lifecycle import free_port, start_fake, wait_ready
+    from bench_lifecycle import free_port, start_fake, stop, wait_ready
 
     port = free_port()
     fake = start_fake(port)
@@ -133,8 +116,7 @@ async def _alone(seconds: float, connections: int) -> dict[str, Any]:
         await wait_ready(f"http://127.0.0.1:{port}/hook/count")
         return await measure(f"http://127.0.0.1:{port}", seconds, connections)
     finally:
-        fake.terminate()
-        fake.wait(10)
+        stop(fake)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,9 +33,12 @@ sys.path.insert(0, str(HERE))
 from bench_lifecycle import (  # noqa: E402
     MODEL,
     Sampler,
+    create_key,
     free_port,
+    serve,
     server_env,
     start_fake,
+    stop,
     wait_ready,
 )
 
@@ -46,24 +48,6 @@ from vidrouter.store.database import Database  # noqa: E402
 from vidrouter.store.generation_rows import columns  # noqa: E402
 from vidrouter.store.generations import GenerationStore  # noqa: E402
 from vidrouter.store.tables import generations as table  # noqa: E402
-
-
-def serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "vidrouter.cli", "serve"],
-        env={**env, "VIDROUTER_PORT": str(port)},
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
 
 
 async def seed_row(base: str, fake: str, headers: dict[str, str]) -> str:
@@ -122,15 +106,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     # (30 s) scaled to 30, 20 and 60 minutes, so that a polled job is not due again within
     # the window and the polls due are those of the spread (rows / spread per second).
     env["VIDROUTER_PROVIDER_DELAY_SCALE"] = "120"
-    cli = [sys.executable, "-m", "vidrouter.cli"]
-    made = subprocess.run(
-        [*cli, "keys", "create", "--name", "bench", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    headers = {"Authorization": f"Bearer {json.loads(made.stdout)['key']}"}
+    headers = create_key(env)
     # First the seed row, with the provider's first poll 15 s away; then the clones, with
     # the server stopped; then the measured run.
     server = serve({**env}, port, tmp / "serve.log")
@@ -163,8 +139,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             polls: dict[str, float] = (await client.get(f"{fake}/polls")).json()
     finally:
         stop(server)
-        fake_proc.terminate()
-        fake_proc.wait(10)
+        stop(fake_proc)
     # Jobs due in the window but for its last 2 s (a poll then may land after it ends).
     expected = [job for job, at in due.items() if t0 <= at <= t1 - 2]
     lateness = sorted(polls[job] - due[job] if job in polls else float("inf") for job in expected)
