@@ -30,7 +30,11 @@ async def test_list_and_detail(app: Harness) -> None:
     assert "object" not in local
     assert "durations" not in local  # continuous durations: the field is absent, not null
     assert local["provider"] == "vidrouter"
-    assert local["pricing"] == {"per_second": 0.0, "currency": "USD"}
+    assert {k: local["pricing"][k] for k in ("per_second", "currency")} == {
+        "per_second": 0.0,
+        "currency": "USD",
+    }
+    assert all(v["per_second"] == 0.0 for v in local["pricing"]["variants"])
     assert local["aspect_ratios"] == ["16:9", "9:16", "1:1"]
     assert local["capabilities"] == ["text-to-video"] and local["type"] == "text-to-video"
     assert local["max_duration"] == 20 and local["default_duration"] == 5
@@ -44,6 +48,7 @@ async def test_list_and_detail(app: Harness) -> None:
         {
             "provider": "local",
             "price_per_second": 0.0,
+            "variants": local["pricing"]["variants"],
             "state": "available",
             "success_rate": None,
             "p50_seconds": None,

@@ -94,7 +94,13 @@ async def test_sdk_submits_polls_fetches_downloads_and_cancels(
     # fal-client builds queue URLs from a module constant (FAL_QUEUE_RUN_HOST, https only).
     monkeypatch.setattr(fal_client.client, "QUEUE_URL_FORMAT", f"{url}/")
     client = fal_client.AsyncClient(key=KEY)
-    arguments = {"prompt": "a fox", "duration": "5", "aspect_ratio": "9:16"}
+    arguments = {
+        "prompt": "a fox",
+        "duration": "5",
+        "aspect_ratio": "9:16",
+        "negative_prompt": "blurry",  # issue 13: the controls, under the app's own names
+        "cfg_scale": 0.5,
+    }
     handle = await client.submit(T2V, arguments, webhook_url="https://example.com/hook")
     assert handle.status_url == f"{url}/fal-ai/kling-video/requests/{handle.request_id}/status"
     seen = []
@@ -110,10 +116,13 @@ async def test_sdk_submits_polls_fetches_downloads_and_cancels(
     async with httpx.AsyncClient() as http:  # fal's CDN: no key
         video = await http.get(result["video"]["url"])
     assert video.content == sample_mp4()
-    assert fake.submitted == [(T2V, arguments)]
+    assert fake.submissions == [(T2V, arguments)]
     assert fake.jobs[handle.request_id].webhook == "https://example.com/hook"
 
     other = await client.submit(I2V, {"prompt": "waves", "image_url": PNG_URI})
+    veo = {"prompt": "a fox", "resolution": "4k", "generate_audio": False, "seed": 7}
+    await client.submit("fal-ai/veo3.1", {**veo, "negative_prompt": "text"})
+    assert fake.submitted[-1] == {**veo, "negative_prompt": "text"}
     await client.cancel(I2V, other.request_id)  # rebuilt from the app id: first two segments
     assert fake.cancelled == [other.request_id]
     ended = await client.status(I2V, other.request_id)
@@ -280,13 +289,24 @@ async def test_models_as_listed(fal: tuple[FalFake, str], tmp_path: Path) -> Non
         key = await app.new_key()
         data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         models = {m["id"]: m for m in data}
-        assert models[MODEL]["pricing"] == {"per_second": 0.07, "currency": "USD"}
+        assert models[MODEL]["pricing"] == {
+            "per_second": 0.07,
+            "currency": "USD",
+            "variants": [{"resolution": "1080p", "audio": False, "per_second": 0.07}],
+        }
         assert models[MODEL]["durations"] == [5, 10]
         assert models["ray-2"]["aspect_ratios"] == ["16:9", "9:16"]  # fal has no 1:1
         assert models["ray-2"]["pricing"]["per_second"] == 0.2
         assert models["seedance-1-pro"]["durations"][0] == 3
         assert models["hailuo-2.3-fast"]["capabilities"] == ["image-to-video"]
         assert models["veo-3.1"]["pricing"]["per_second"] == 0.4
+        # issue 13: what fal's Veo app takes, and its price per configuration
+        veo = models["veo-3.1"]
+        assert veo["resolutions"] == ["720p", "1080p", "4k"]
+        assert veo["supports"] == ["negative_prompt", "seed", "generate_audio"]
+        assert {(v["resolution"], v["audio"]): v["per_second"] for v in veo["pricing"]["variants"]}[
+            ("4k", True)
+        ] == 0.6
         assert "wan-2.6" not in models and "seedance-1-lite" not in models
 
 
@@ -303,7 +323,7 @@ async def test_text_to_video_sends_the_documented_request(
         assert video.status_code == 200
         info = decode(video.content, tmp_path)
         assert info.codec == "h264" and info.frames > 0
-    assert fake.submitted == [
+    assert fake.submissions == [
         (T2V, {"prompt": "a red fox", "duration": "5", "aspect_ratio": "9:16"})
     ]
 
@@ -319,7 +339,7 @@ async def test_image_to_video_calls_the_i2v_app_with_its_field_names(
         _settings(tmp_path / "b", url), model="hailuo-02", duration=10, image_url=PNG_URI
     )
     assert done["status"] == "completed", done
-    assert fake.submitted == [
+    assert fake.submissions == [
         (
             "fal-ai/kling-video/v2.6/pro/image-to-video",
             {

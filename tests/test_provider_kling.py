@@ -263,7 +263,19 @@ async def test_models_as_listed_and_not_with_one_of_the_two_keys(tmp_path: Path)
         assert {m["provider"] for m in kling.values()} == {"Kuaishou"}
         assert kling["kling-v2.5-turbo"]["durations"] == [5, 10]
         assert kling["kling-v3"]["max_duration"] == 15
-        assert kling["kling-v2.1-master"]["pricing"] == {"per_second": 0.28, "currency": "USD"}
+        master = kling["kling-v2.1-master"]
+        assert (master["pricing"]["per_second"], master["pricing"]["currency"]) == (0.28, "USD")
+        v3 = kling["kling-v3"]
+        assert (v3["resolutions"], v3["audio"]) == (["1080p", "720p"], False)
+        assert v3["supports"] == ["negative_prompt", "generate_audio", "end_image_url"]
+        assert {
+            (v["resolution"], v["audio"]): v["per_second"] for v in v3["pricing"]["variants"]
+        } == {
+            ("1080p", False): 0.224,
+            ("1080p", True): 0.336,
+            ("720p", False): 0.168,
+            ("720p", True): 0.252,
+        }
     settings = harness.test_settings(tmp_path / "b", environ={"KLING_ACCESS_KEY": "only-one"})
     async with harness.running(settings, workers=False) as app:
         key = await app.new_key()

@@ -62,8 +62,11 @@ async def test_sdk_creates_polls_downloads_and_deletes(
             prompt="a tiger walking in snow",
             aspect_ratio="9:16",
             duration="5s",
-            resolution="720p",
-            keyframes={"frame0": {"type": "image", "url": f"{images}/frame.png"}},
+            resolution="1080p",
+            keyframes={
+                "frame0": {"type": "image", "url": f"{images}/frame.png"},
+                "frame1": {"type": "image", "url": f"{images}/frame.png"},
+            },
         )
         generation_id = generation.id
         assert generation.state == "queued" and generation_id
@@ -79,9 +82,9 @@ async def test_sdk_creates_polls_downloads_and_deletes(
             video = await http.get(generation.assets.video)
         assert video.content == sample_mp4()
 
-        assert fake.created[0]["keyframes"] == {
-            "frame0": {"type": "image", "url": f"{images}/frame.png"}
-        }
+        frame = {"type": "image", "url": f"{images}/frame.png"}
+        assert fake.submitted[0]["keyframes"] == {"frame0": frame, "frame1": frame}
+        assert fake.submitted[0]["resolution"] == "1080p"
         other = await client.generations.video.create(model="ray-flash-2", prompt="waves")
         assert other.model == "ray-flash-2"
 
@@ -104,6 +107,9 @@ async def test_sdk_sees_errors_and_failures(luma: tuple[LumaFake, str]) -> None:
         assert denied.value.body == {"detail": "Invalid API key is provided"}
         with pytest.raises(lumaai.BadRequestError):
             await client.generations.create(model="ray-2", prompt="p", duration="7s")
+        for wrong_field in ({"resolution": "2k"}, {"seed": 7}, {"negative_prompt": "blur"}):
+            with pytest.raises(lumaai.BadRequestError):
+                await client.generations.create(model="ray-2", prompt="p", extra_body=wrong_field)
 
         flagged = await client.generations.create(model="ray-2", prompt="something forbidden")
         flagged_id = flagged.id
@@ -128,7 +134,8 @@ async def test_models_as_listed(luma: tuple[LumaFake, str], tmp_path: Path) -> N
         assert models["ray-2"]["provider"] == "Luma AI"
         assert models["ray-2"]["durations"] == [5, 9]
         assert models["ray-2"]["default_duration"] == 5 and models["ray-2"]["max_duration"] == 9
-        assert models["ray-2"]["pricing"] == {"per_second": 0.1416, "currency": "USD"}
+        assert models["ray-2"]["pricing"]["per_second"] == 0.1416  # the default configuration
+        assert models["ray-2"]["pricing"]["currency"] == "USD"
         assert models["ray-flash-2"]["pricing"]["per_second"] == 0.0487
         assert models["ray-flash-2"]["capabilities"] == ["text-to-video", "image-to-video"]
 

@@ -208,7 +208,6 @@ async def test_adapter_steps_and_task_failures() -> None:
             "prompt": "a red fox in the snow",
             "duration": 10,
             "resolution": "768P",
-            "prompt_optimizer": True,
         }
         assert job.request_id and job.data == {"duration": 10, "resolution": "768P"}
         assert (await provider.poll(job)).state is base.JobState.QUEUED
@@ -280,7 +279,6 @@ async def test_text_to_video_sends_the_documented_request(tmp_path: Path) -> Non
             "prompt": "a lighthouse at dusk",
             "duration": 6,
             "resolution": "768P",
-            "prompt_optimizer": True,
         }
     ]
     assert fake.downloads == 1

@@ -94,8 +94,17 @@ async def test_official_sdk_drives_the_fake(tmp_path: Path) -> None:
             (720, 1280),
         )
 
+        # The resolution travels in `size`: 1080p is the size Sora 2 Pro took late in its life.
+        full_hd = await client.videos.create(
+            model="sora-2-pro",
+            prompt="p",
+            seconds="8",
+            size="1920x1080",  # type: ignore[arg-type]
+        )
+        assert (full_hd.size, fake.submitted[-1]["size"]) == ("1920x1080", "1920x1080")
+
         listed = await client.videos.list()
-        assert {v.id for v in listed.data} == {video.id, with_image.id}
+        assert {v.id for v in listed.data} == {video.id, with_image.id, full_hd.id}
         deleted = await client.videos.delete(video.id)
         assert (deleted.id, deleted.deleted, deleted.object) == (video.id, True, "video.deleted")
 
@@ -183,8 +192,9 @@ async def test_models_as_listed_and_sora_is_retired(
     assert {"gateway-clip", "gateway-hd", "gateway-strict"} <= ids
     assert not {"sora-2", "sora-2-pro"} & ids
     clip = next(m for m in listed if m["id"] == "gateway-clip")
-    assert clip["pricing"] == {"per_second": 0.1, "currency": "USD"}
+    assert clip["pricing"]["per_second"] == 0.1
     assert clip["aspect_ratios"] == ["16:9", "9:16"]
+    assert (clip["resolutions"], clip["supports"]) == (["720p", "1080p"], [])
 
     for retired in ("sora-2", "sora-2-pro"):
         r = await app.create(key, model=retired, prompt="a fox")

@@ -174,10 +174,28 @@ async def test_official_sdk_drives_the_fake(fake: tuple[OpenRouterFake, str]) ->
             duration=5,
             aspect_ratio="9:16",
             frame_images=[
-                {"type": "image_url", "image_url": {"url": image}, "frame_type": "first_frame"}
+                {"type": "image_url", "image_url": {"url": image}, "frame_type": "first_frame"},
+                {"type": "image_url", "image_url": {"url": image}, "frame_type": "last_frame"},
             ],
+            generate_audio=False,
         )
         assert openrouter.created[-1]["frame_images"][0]["image_url"] == {"url": image}
+
+        # issue 13's controls: normalised fields, and Vertex's own names as passthrough
+        vertex = {"parameters": {"negativePrompt": "blurry", "enhancePrompt": False}}
+        await videos.generate_async(
+            model="google/veo-3.1",
+            prompt="a fox",
+            duration=4,
+            resolution="4K",
+            generate_audio=False,
+            seed=7,
+            provider={"options": {"google-vertex": vertex}},
+        )
+        sent = openrouter.submitted[-1]
+        assert (sent["resolution"], sent["generate_audio"], sent["seed"]) == ("4K", False, 7)
+        assert sent["provider"] == {"options": {"google-vertex": vertex}}
+        assert openrouter.dropped == []
         assert (await videos.get_generation_async(job_id=framed.id)).status == "pending"
 
         # OpenRouter's error answers, as the SDK classifies them
@@ -206,7 +224,8 @@ async def test_models_as_listed(fake: tuple[OpenRouterFake, str], tmp_path: Path
         listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         models = {m["id"]: m for m in listed}
         assert set(models) == ROUTED | {"local-preview"}
-        assert models["veo-3.1"]["pricing"] == {"per_second": 0.4, "currency": "USD"}
+        assert models["veo-3.1"]["pricing"]["per_second"] == 0.4
+        assert models["veo-3.1"]["resolutions"] == ["720p", "1080p", "4k"]
         assert models["kling-v3"]["pricing"]["per_second"] == 0.112
         assert models["seedance-2-fast"]["pricing"]["per_second"] == 0.09072
         assert models["hailuo-2.3"]["durations"] == [6, 10]

@@ -96,9 +96,18 @@ async def test_sdk_creates_polls_downloads_and_cancels(
         async with httpx.AsyncClient() as http:
             assert (await http.get(prediction.output)).content == sample_mp4()
 
+        controls = {  # issue 13: the controls, under the model's own names
+            "resolution": "1080p",
+            "generate_audio": False,
+            "negative_prompt": "blurry",
+            "seed": 7,
+            "image": f"{images}/frame.png",
+            "last_frame": f"{images}/frame.png",
+        }
         by_version = await client.predictions.async_create(
-            "google/veo-3.1-fast", {"prompt": "waves", "duration": 4}
+            "google/veo-3.1-fast", {"prompt": "waves", "duration": 4, **controls}
         )
+        assert replicate_fake.submitted[-1] == {"prompt": "waves", "duration": 4, **controls}
         other = await client.predictions.async_create(
             model="luma/ray-2-720p", input={"prompt": "rain", "duration": 9}
         )
@@ -179,7 +188,12 @@ async def test_models_as_listed(fake: tuple[ReplicateFake, str], tmp_path: Path)
         key = await app.new_key()
         data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         models = {m["id"]: m for m in data}
-        assert models["kling-v2.1-master"]["pricing"] == {"per_second": 0.28, "currency": "USD"}
+        assert models["kling-v2.1-master"]["pricing"] == {
+            "per_second": 0.28,
+            "currency": "USD",
+            "variants": [{"resolution": "1080p", "audio": False, "per_second": 0.28}],
+        }
+        assert models["kling-v2.1-master"]["supports"] == ["negative_prompt"]
         assert models["kling-v2.1-master"]["provider"] == "Kuaishou"
         assert models["wan-2.5"]["aspect_ratios"] == ["16:9", "9:16"]
         assert models["hailuo-02"]["durations"] == [6, 10]

@@ -80,13 +80,19 @@ async def test_official_sdk_drives_the_fake(
         image = data_uri(png())
         waited = await (
             await client.image_to_video.create(
-                model="gen4_turbo", prompt_image=image, ratio="960:960", duration=5
+                model="gen4_turbo", prompt_image=image, ratio="960:960", duration=5, seed=7
             )
         ).wait_for_task_output(timeout=10)
         assert waited.status == "SUCCEEDED" and waited.cost.credits == 25
         assert runway.created[-1] == (
             "image_to_video",
-            {"model": "gen4_turbo", "promptImage": image, "ratio": "960:960", "duration": 5},
+            {
+                "model": "gen4_turbo",
+                "promptImage": image,
+                "ratio": "960:960",
+                "duration": 5,
+                "seed": 7,
+            },
         )
 
         # cancel a task that has not finished
@@ -108,6 +114,20 @@ async def test_official_sdk_drives_the_fake(
             )
         assert bad.value.body["error"] == "Validation of body failed"  # type: ignore[index]
         assert bad.value.body["issues"][0]["path"] == ["ratio"]  # type: ignore[index]
+        # Gen-4.x take no audio, negative prompt or last frame (Runway's Veo 3.1 models do).
+        last = [{"uri": image, "position": "first"}, {"uri": image, "position": "last"}]
+        for extra in ({"audio": True, "negativePrompt": "blur"}, {"promptImage": last}):
+            with pytest.raises(runwayml.BadRequestError) as bad:
+                await client.image_to_video.create(
+                    model="gen4.5",
+                    prompt_image=image,
+                    prompt_text="p",
+                    ratio="1280:720",
+                    duration=5,
+                    extra_body=extra,
+                )
+            issue = bad.value.body["issues"][0]  # type: ignore[index]
+            assert issue["code"] in ("unrecognized_keys", "invalid_value"), issue
         with pytest.raises(runwayml.NotFoundError):
             await client.tasks.retrieve("00000000-0000-0000-0000-000000000000")
 
@@ -128,7 +148,8 @@ async def test_models_as_listed(fake: tuple[RunwayFake, str], tmp_path: Path) ->
         models = {m["id"]: m for m in listed}
         assert models["gen4.5"]["provider"] == "Runway"
         assert models["gen4.5"]["capabilities"] == ["text-to-video", "image-to-video"]
-        assert models["gen4.5"]["pricing"] == {"per_second": 0.12, "currency": "USD"}
+        assert models["gen4.5"]["pricing"]["per_second"] == 0.12  # the default configuration
+        assert models["gen4.5"]["pricing"]["currency"] == "USD"
         assert models["gen4.5"]["durations"] == [2, 3, 4, 5, 6, 7, 8, 9, 10]
         assert models["gen4-turbo"]["capabilities"] == ["image-to-video"]
         assert models["gen4-turbo"]["aspect_ratios"] == ["16:9", "9:16", "1:1"]

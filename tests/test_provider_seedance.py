@@ -65,10 +65,16 @@ def test_sdk_creates_polls_downloads_and_cancels() -> None:
                     "image_url": {"url": data_uri(png(640, 360))},
                     "role": "first_frame",
                 },
+                {
+                    "type": "image_url",
+                    "image_url": {"url": data_uri(png(640, 360))},
+                    "role": "last_frame",
+                },
             ],
             ratio="16:9",
             duration=5,
             resolution="1080p",
+            seed=42,
             watermark=False,
         )
         assert created.id.startswith("cgt-")
@@ -80,6 +86,7 @@ def test_sdk_creates_polls_downloads_and_cancels() -> None:
                 break
         assert seen == ["queued", "running", "succeeded"]
         assert task.duration == 5 and task.resolution == "1080p" and task.ratio == "16:9"
+        assert task.seed == 42
         assert task.usage.completion_tokens == 1920 * 1080 * 121 // 1024
         video = httpx.get(task.content.video_url)
         assert video.status_code == 200 and video.content[4:8] == b"ftyp"
@@ -91,10 +98,11 @@ def test_sdk_creates_polls_downloads_and_cancels() -> None:
         client.content_generation.tasks.delete(queued.id)
         assert client.content_generation.tasks.get(task_id=queued.id).status == "cancelled"
 
-    body = fake.created[0]
+    body = fake.submitted[0]
     assert body["model"] == "seedance-1-0-pro-250528"
     assert body["ratio"] == "16:9" and body["duration"] == 5 and body["resolution"] == "1080p"
-    assert body["content"][1]["role"] == "first_frame"
+    assert body["seed"] == 42
+    assert [c["role"] for c in body["content"][1:]] == ["first_frame", "last_frame"]
 
 
 @needs_sdk
@@ -135,6 +143,8 @@ def test_async_sdk_reads_a_failed_task() -> None:
                     model="dreamina-seedance-2-0-fast-260128",
                     content=[{"type": "text", "text": "x"}],
                     duration=4,
+                    resolution="480p",
+                    generate_audio=False,
                 )
                 return await client.content_generation.tasks.get(task_id=created.id)
             finally:
@@ -143,6 +153,8 @@ def test_async_sdk_reads_a_failed_task() -> None:
         task = asyncio.run(run())
     assert task.status == "failed"
     assert task.error.code == "InternalServiceError"
+    assert task.resolution == "480p" and task.generate_audio is False
+    assert fake.submitted[0]["generate_audio"] is False
 
 
 # --- 2. our API end to end --------------------------------------------------------------------
@@ -182,7 +194,13 @@ async def test_models_as_listed(tmp_path: Path) -> None:
         assert set(ours) == set(SEEDANCE_IDS)
         assert ours["seedance-1-pro"]["durations"] == list(range(2, 13))
         assert ours["seedance-2"]["max_duration"] == 15
-        assert ours["seedance-1-pro"]["pricing"] == {"per_second": 0.1215, "currency": "USD"}
+        assert ours["seedance-1-pro"]["pricing"]["per_second"] == 0.1215
+        audio = ours["seedance-1.5-pro"]
+        assert audio["resolutions"] == ["720p", "480p", "1080p"]
+        assert audio["supports"] == ["seed", "generate_audio", "end_image_url"]
+        assert {"resolution": "480p", "audio": False, "per_second": 0.011664} in audio["pricing"][
+            "variants"
+        ]
         assert ours["seedance-1-pro"]["capabilities"] == ["text-to-video", "image-to-video"]
         retired = await app.create(key, model="seedance-1-lite", prompt="p")
         assert retired.status_code == 400
@@ -205,7 +223,7 @@ async def test_text_to_video_sends_the_documented_request(tmp_path: Path) -> Non
         info = decode(video.content, tmp_path)
         assert info.codec == "h264" and info.frames > 0
 
-    [body] = fake.created
+    [body] = fake.submitted
     assert body == {
         "model": "seedance-1-0-pro-250528",
         "content": [{"type": "text", "text": "a red fox in the snow"}],
@@ -225,9 +243,21 @@ async def test_audio_models_ask_for_audio(tmp_path: Path) -> None:
         done = await generate(app, model="seedance-2-fast", duration=4)
         assert done["status"] == "completed", done
         assert done["cost"]["amount"] == round(4 * price("seedance-2-fast"), 6)
-    [body] = fake.created
+    [body] = fake.submitted
     assert body["model"] == "dreamina-seedance-2-0-fast-260128"
     assert body["generate_audio"] is True and body["resolution"] == "720p"
+
+
+async def test_the_cost_follows_the_configuration(tmp_path: Path) -> None:
+    fake = FakeArk(polls_to_finish=1)
+    async with seedance_app(tmp_path, fake) as app:
+        done = await generate(
+            app, model="seedance-1.5-pro", duration=6, resolution="480p", generate_audio=False
+        )
+    assert done["status"] == "completed", done
+    assert done["cost"]["amount"] == round(6 * 0.011664, 6)  # 1.2 USD / M tokens x 9,720/s
+    [body] = fake.submitted
+    assert (body["resolution"], body["generate_audio"]) == ("480p", False)
 
 
 async def test_image_to_video_sends_the_first_frame_inline(tmp_path: Path) -> None:
@@ -238,7 +268,7 @@ async def test_image_to_video_sends_the_first_frame_inline(tmp_path: Path) -> No
         from_url = await generate(app, model="seedance-2", image_url=images + "/frame.png")
     assert from_uri["status"] == "completed", from_uri
     assert from_url["status"] == "completed", from_url
-    for body in fake.created:
+    for body in fake.submitted:
         text, frame = body["content"]
         assert text == {"type": "text", "text": "a fox"}
         assert frame == {

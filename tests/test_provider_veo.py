@@ -23,6 +23,7 @@ from tests.support.harness import Harness, running, test_settings
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
 from tests.support.video import decode
+from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import (
     AuthFailed,
     ProviderJob,
@@ -78,21 +79,15 @@ async def test_google_genai_drives_the_fake(fake: tuple[VeoFake, str], tmp_path:
     # So the create goes through the SDK's own transport (base URL, version, key header), with
     # the body google-genai 2.25's `_GenerateVideosParameters_to_mldev` builds for
     # source=GenerateVideosSource(prompt=..., image=Image(image_bytes, mime_type)) and
-    # config=GenerateVideosConfig(aspect_ratio, duration_seconds, resolution, negative_prompt).
+    # config=GenerateVideosConfig(aspect_ratio, duration_seconds, resolution, negative_prompt,
+    # last_frame): every control the Gemini API takes.
+    frame = {"bytesBase64Encoded": base64.b64encode(png()).decode(), "mimeType": "image/png"}
     body = {
-        "instances": [
-            {
-                "prompt": "a red fox in the snow",
-                "image": {
-                    "bytesBase64Encoded": base64.b64encode(png()).decode(),
-                    "mimeType": "image/png",
-                },
-            }
-        ],
+        "instances": [{"prompt": "a red fox in the snow", "image": frame, "lastFrame": frame}],
         "parameters": {
             "aspectRatio": "9:16",
-            "durationSeconds": 6,
-            "resolution": "720p",
+            "durationSeconds": 8,
+            "resolution": "1080p",
             "negativePrompt": "blur",
         },
     }
@@ -159,13 +154,28 @@ async def test_google_genai_reads_the_fakes_errors_and_filtered_results(
             {"instances": [{"prompt": "p"}], "parameters": {"durationSeconds": 5}},
         )
     assert caught.value.status == "INVALID_ARGUMENT" and "4, 6, 8" in str(caught.value.message)
+    # What the Gemini API refuses of Vertex AI's controls, and 1080p under 8 s.
+    refused = [
+        ({"seed": 7}, "`seed` isn't supported by this model."),
+        ({"generateAudio": False}, "`generateAudio` isn't supported by this model."),
+        ({"resolution": "1080p", "durationSeconds": 6}, "only supported with a duration of 8"),
+    ]
+    for parameters, message in refused:
+        with pytest.raises(genai_errors.ClientError) as caught:
+            await client.aio._api_client.async_request(
+                "post",
+                "models/veo-3.1-generate-preview:predictLongRunning",
+                {"instances": [{"prompt": "p"}], "parameters": parameters},
+            )
+        assert caught.value.code == 400 and message in str(caught.value.message)
+    assert veo.submitted == [body]
 
 
 # --- the adapter alone -----------------------------------------------------------------------
 
 
 VEO_REQUEST = ProviderRequest(
-    "gen_1", "veo-3.1-generate-preview", "p", 8, "16:9", options={"resolution": "720p"}
+    "gen_1", "veo-3.1-generate-preview", "p", 8, "16:9", controls=Controls(resolution="720p")
 )
 
 
@@ -231,8 +241,10 @@ async def test_models_prices_and_the_retired_veo_3(
         listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
         veo = {m["id"]: m for m in listed if m["id"].startswith("veo")}
         assert set(veo) == {"veo-3.1", "veo-3.1-fast"}  # Veo 3 and 3 Fast are retired
-        assert veo["veo-3.1"]["pricing"] == {"per_second": 0.4, "currency": "USD"}
-        assert veo["veo-3.1-fast"]["pricing"] == {"per_second": 0.1, "currency": "USD"}
+        assert veo["veo-3.1"]["pricing"]["per_second"] == 0.4  # the default configuration
+        assert veo["veo-3.1"]["pricing"]["currency"] == "USD"
+        assert veo["veo-3.1-fast"]["pricing"]["per_second"] == 0.1  # the default configuration
+        assert veo["veo-3.1-fast"]["pricing"]["currency"] == "USD"
         for model in veo.values():
             assert model["provider"] == "Google"
             assert model["durations"] == [4, 6, 8] and model["default_duration"] == 8

@@ -43,11 +43,14 @@ def test_dashscope_sdk_drives_the_fake(monkeypatch: pytest.MonkeyPatch, tmp_path
         monkeypatch.setattr(dashscope, "base_http_api_url", url + "/api/v1")
 
         created = VideoSynthesis.async_call(
-            model="wan2.5-t2v-preview",
+            model="wan2.6-t2v",
             prompt="a red fox in the snow",
+            negative_prompt="blurry, watermark",
             size="1280*720",
             duration=5,
-            prompt_extend=True,
+            prompt_extend=False,
+            seed=2_147_483_647,
+            audio=False,  # an extra keyword: the SDK puts it under `parameters`
             api_key=KEY,
         )
         assert created.status_code == 200, created
@@ -61,10 +64,17 @@ def test_dashscope_sdk_drives_the_fake(monkeypatch: pytest.MonkeyPatch, tmp_path
         assert video.status_code == 200
         assert decode(video.content, tmp_path).codec == "h264"
 
-        body = fake.created[0]
-        assert body["model"] == "wan2.5-t2v-preview"
+        body = fake.submitted[0]
+        assert body["model"] == "wan2.6-t2v"
         assert body["input"]["prompt"] == "a red fox in the snow"
-        assert body["parameters"] == {"size": "1280*720", "duration": 5, "prompt_extend": True}
+        assert body["input"]["negative_prompt"] == "blurry, watermark"
+        assert body["parameters"] == {
+            "size": "1280*720",
+            "duration": 5,
+            "prompt_extend": False,
+            "seed": 2_147_483_647,
+            "audio": False,
+        }
         assert fake.create_headers[0]["x-dashscope-async"] == "enable"
 
         # Image-to-video with the first frame inline (a base64 data URI) and the resolution tier.
@@ -87,9 +97,13 @@ def test_dashscope_sdk_drives_the_fake(monkeypatch: pytest.MonkeyPatch, tmp_path
             api_key=KEY,
             resolution="1080P",
             duration=3,
-            media=[{"type": "first_frame", "url": "https://example.com/frame.png"}],
+            media=[
+                {"type": "first_frame", "url": "https://example.com/frame.png"},
+                {"type": "last_frame", "url": "https://example.com/last.png"},
+            ],
         )
         assert media.status_code == 200, media
+        assert fake.submitted[-1]["input"]["media"][1]["type"] == "last_frame"
 
         # Cancel works while PENDING, and the task then reads CANCELED.
         fake.never_finish = True
@@ -161,7 +175,17 @@ async def test_models_as_listed(wan: tuple[FakeWan, str], tmp_path: Path) -> Non
     assert listed["wan-2.5"]["durations"] == [5, 10]
     assert listed["wan-2.7"]["durations"] == list(range(2, 16))
     assert listed["wan-2.6"]["capabilities"] == ["text-to-video", "image-to-video"]
-    assert listed["wan-2.6"]["pricing"] == {"per_second": 0.1, "currency": "USD"}
+    wan26 = listed["wan-2.6"]
+    assert (wan26["pricing"]["per_second"], wan26["resolutions"]) == (0.1, ["720p", "1080p"])
+    assert wan26["supports"] == ["negative_prompt", "seed", "generate_audio", "enhance_prompt"]
+    prices = {(v["resolution"], v["audio"]): v["per_second"] for v in wan26["pricing"]["variants"]}
+    assert prices == {
+        ("720p", True): 0.1,
+        ("720p", False): 0.1,
+        ("1080p", True): 0.15,
+        ("1080p", False): 0.15,
+    }
+    assert listed["wan-2.5"]["resolutions"] == ["720p", "480p", "1080p"]
 
 
 async def test_text_to_video_sends_the_documented_request(
@@ -208,7 +232,12 @@ async def test_image_to_video_sends_the_image_inline_to_the_i2v_model(
     [body] = fake.created
     assert body["model"] == "wan2.6-i2v"
     assert body["input"] == {"prompt": "p", "img_url": image}
-    assert body["parameters"] == {"duration": 5, "watermark": False, "resolution": "720P"}
+    assert body["parameters"] == {
+        "duration": 5,
+        "watermark": False,
+        "resolution": "720P",
+        "audio": True,  # the model's default, stated: wan2.6 has the switch
+    }
 
 
 async def test_wan_27_image_to_video_sends_the_first_frame_in_media(

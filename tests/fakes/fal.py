@@ -56,6 +56,10 @@ SEEDANCE_RATIOS = ("21:9", "16:9", "4:3", "1:1", "3:4", "9:16")
 LUMA_RATIOS = ("16:9", "9:16", "4:3", "3:4", "21:9", "9:21")
 
 
+URL = "url"  # an input spec: a URL (http(s) or data:) the runner fetches
+InputSpec = type | str | tuple[Any, ...]  # a JSON type, URL, or the allowed values
+
+
 @dataclass(frozen=True)
 class App:
     """One fal endpoint as its llms.txt page describes its input (the fields we use)."""
@@ -65,6 +69,7 @@ class App:
     ratios: tuple[str, ...] | None = RATIOS3  # None: no aspect_ratio input
     image_field: str | None = None  # required on image-to-video endpoints
     price: tuple[float, str] = (0.1, "second")  # what the pricing API answers
+    inputs: dict[str, InputSpec] = field(default_factory=dict)  # its other optional inputs
 
 
 def _pair(
@@ -74,24 +79,39 @@ def _pair(
     return {t2v: app, i2v: i2v_app}
 
 
-_K3 = App(tuple(range(3, 16)), price=(0.224, "second"))
+# The optional inputs of each family (fal.ai/models/<app>/llms.txt, read 2026-11-23; the
+# tables are in docs/providers/fal.md).
+KLING = {"negative_prompt": str, "cfg_scale": float}
+KLING_AUDIO = {**KLING, "generate_audio": bool}
+HAILUO = {"prompt_optimizer": bool}
+SEEDANCE = {"resolution": ("480p", "720p", "1080p"), "seed": int, "camera_fixed": bool}
+WAN = {"resolution": ("480p", "720p", "1080p"), "negative_prompt": str, "seed": int}
+LUMA = {"resolution": ("540p", "720p", "1080p"), "loop": bool}
+VEO = {
+    "resolution": ("720p", "1080p", "4k"),
+    "generate_audio": bool,
+    "negative_prompt": str,
+    "seed": int,
+    "auto_fix": bool,
+}
+_K3 = App(tuple(range(3, 16)), price=(0.224, "second"), inputs=KLING_AUDIO)
 APPS: dict[str, App] = {
     **_pair(
         "fal-ai/kling-video/v2.1/master/text-to-video",
         "fal-ai/kling-video/v2.1/master/image-to-video",
-        App((5, 10), price=(0.28, "second")),
+        App((5, 10), price=(0.28, "second"), inputs=KLING),
         ratios=None,
     ),
     **_pair(
         "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
         "fal-ai/kling-video/v2.5-turbo/pro/image-to-video",
-        App((5, 10), price=(0.07, "second")),
+        App((5, 10), price=(0.07, "second"), inputs=KLING),
         ratios=None,
     ),
     **_pair(
         "fal-ai/kling-video/v2.6/pro/text-to-video",
         "fal-ai/kling-video/v2.6/pro/image-to-video",
-        App((5, 10), price=(0.07, "second")),
+        App((5, 10), price=(0.07, "second"), inputs=KLING_AUDIO),
         "start_image_url",
         ratios=None,
     ),
@@ -101,77 +121,94 @@ APPS: dict[str, App] = {
         _K3,
         "start_image_url",
         ratios=None,
+        inputs={**KLING_AUDIO, "end_image_url": URL},
     ),
     **_pair(
         "fal-ai/minimax/hailuo-02/standard/text-to-video",
         "fal-ai/minimax/hailuo-02/standard/image-to-video",
-        App((6, 10), ratios=None, price=(0.045, "second")),
+        App((6, 10), ratios=None, price=(0.045, "second"), inputs=HAILUO),
     ),
     **_pair(
         "fal-ai/minimax/hailuo-2.3/standard/text-to-video",
         "fal-ai/minimax/hailuo-2.3/standard/image-to-video",
-        App((6, 10), ratios=None, price=(0.28, "video")),
+        App((6, 10), ratios=None, price=(0.28, "video"), inputs=HAILUO),
     ),
     "fal-ai/minimax/hailuo-2.3-fast/standard/image-to-video": App(
-        (6, 10), ratios=None, image_field="image_url", price=(0.19, "video")
+        (6, 10), ratios=None, image_field="image_url", price=(0.19, "video"), inputs=HAILUO
     ),
     **_pair(
         "fal-ai/bytedance/seedance/v1/pro/text-to-video",
         "fal-ai/bytedance/seedance/v1/pro/image-to-video",
-        App(tuple(range(3, 13)), ratios=SEEDANCE_RATIOS),
+        App(tuple(range(3, 13)), ratios=SEEDANCE_RATIOS, inputs=SEEDANCE),
     ),
     **_pair(
         "fal-ai/bytedance/seedance/v1/pro/fast/text-to-video",
         "fal-ai/bytedance/seedance/v1/pro/fast/image-to-video",
-        App(tuple(range(2, 13)), ratios=SEEDANCE_RATIOS),
+        App(tuple(range(2, 13)), ratios=SEEDANCE_RATIOS, inputs=SEEDANCE),
     ),
     **_pair(
         "fal-ai/bytedance/seedance/v1.5/pro/text-to-video",
         "fal-ai/bytedance/seedance/v1.5/pro/image-to-video",
-        App(tuple(range(4, 13)), ratios=SEEDANCE_RATIOS),
+        App(
+            tuple(range(4, 13)),
+            ratios=SEEDANCE_RATIOS,
+            inputs={**SEEDANCE, "resolution": ("480p", "720p"), "generate_audio": bool},
+        ),
     ),
     **_pair(
         "bytedance/seedance-2.0/text-to-video",
         "bytedance/seedance-2.0/image-to-video",
-        App(tuple(range(4, 16)), ratios=SEEDANCE_RATIOS, price=(0.3034, "second")),
+        App(
+            tuple(range(4, 16)),
+            ratios=SEEDANCE_RATIOS,
+            price=(0.3034, "second"),
+            inputs={"resolution": ("480p", "720p")},
+        ),
     ),
     **_pair(
         "bytedance/seedance-2.0/fast/text-to-video",
         "bytedance/seedance-2.0/fast/image-to-video",
-        App(tuple(range(4, 16)), ratios=SEEDANCE_RATIOS),
+        App(tuple(range(4, 16)), ratios=SEEDANCE_RATIOS, inputs={"resolution": ("480p", "720p")}),
     ),
     **_pair(
         "fal-ai/wan-25-preview/text-to-video",
         "fal-ai/wan-25-preview/image-to-video",
-        App((5, 10)),
+        App((5, 10), inputs={**WAN, "enable_prompt_expansion": bool}),
         ratios=None,
     ),
     **_pair(
         "fal-ai/wan/v2.7/text-to-video",
         "fal-ai/wan/v2.7/image-to-video",
-        App(tuple(range(2, 16)), INT, ("16:9", "9:16", "1:1", "4:3", "3:4")),
+        App(
+            tuple(range(2, 16)),
+            INT,
+            ("16:9", "9:16", "1:1", "4:3", "3:4"),
+            inputs={**WAN, "resolution": ("720p", "1080p")},
+        ),
         ratios=None,
     ),
     **_pair(
         "fal-ai/luma-dream-machine/ray-2",
         "fal-ai/luma-dream-machine/ray-2/image-to-video",
-        App((5, 9), SEC, LUMA_RATIOS),
+        App((5, 9), SEC, LUMA_RATIOS, inputs=LUMA),
+        inputs={**LUMA, "end_image_url": URL},
     ),
     **_pair(
         "fal-ai/luma-dream-machine/ray-2-flash",
         "fal-ai/luma-dream-machine/ray-2-flash/image-to-video",
-        App((5, 9), SEC, LUMA_RATIOS),
+        App((5, 9), SEC, LUMA_RATIOS, inputs=LUMA),
+        inputs={**LUMA, "end_image_url": URL},
     ),
     **_pair(
         "fal-ai/veo3.1",
         "fal-ai/veo3.1/image-to-video",
-        App((4, 6, 8), SEC, ("16:9", "9:16"), price=(0.4, "second")),
+        App((4, 6, 8), SEC, ("16:9", "9:16"), price=(0.4, "second"), inputs=VEO),
         ratios=("auto", "16:9", "9:16"),
     ),
     **_pair(
         "fal-ai/veo3.1/fast",
         "fal-ai/veo3.1/fast/image-to-video",
-        App((4, 6, 8), SEC, ("16:9", "9:16")),
+        App((4, 6, 8), SEC, ("16:9", "9:16"), inputs=VEO),
         ratios=("auto", "16:9", "9:16"),
     ),
 }
@@ -217,9 +254,14 @@ class FalFake:
         return FaultInjector(Starlette(routes=routes), self.plan)
 
     @property
-    def submitted(self) -> list[tuple[str, dict[str, Any]]]:
+    def submissions(self) -> list[tuple[str, dict[str, Any]]]:
         """(app, input) of every accepted submit, in order."""
         return [(job.app, job.body) for job in self.jobs.values()]
+
+    @property
+    def submitted(self) -> list[dict[str, Any]]:
+        """The input of every accepted submit, in order (what the controls harness reads)."""
+        return [job.body for job in self.jobs.values()]
 
     # --- queue ----------------------------------------------------------------------------
 
@@ -402,11 +444,15 @@ class FalFake:
                     "aspect_ratio", "Unexpected aspect ratio", "literal_error", body["aspect_ratio"]
                 )
             )
-        for name in ("image_url", "start_image_url"):
-            if name in body and name != app.image_field:
+        known = {"prompt", "duration", "aspect_ratio", app.image_field, *app.inputs}
+        for name in body:
+            if name not in known:
                 problems.append(
                     _problem(name, "Extra inputs are not permitted", "extra_forbidden", body[name])
                 )
+        for name, spec in app.inputs.items():
+            if name in body and (problem := _bad_value(name, spec, body[name])) is not None:
+                problems.append(problem)
         if app.image_field is not None:
             image = body.get(app.image_field)
             if not isinstance(image, str):
@@ -423,6 +469,25 @@ class FalFake:
                 "detail": [_problem("prompt", FLAGGED, "content_policy_violation", prompt)]
             }
         return None
+
+
+def _bad_value(name: str, spec: InputSpec, value: object) -> dict[str, Any] | None:
+    """Pydantic's complaint about one optional input, as fal's apps answer it."""
+    if isinstance(spec, tuple):
+        if value in spec and not isinstance(value, bool):
+            return None
+        msg = "Input should be " + " or ".join(repr(v) for v in spec)
+        return _problem(name, msg, "literal_error", value)
+    if spec == URL:
+        ok = isinstance(value, str) and value.startswith(("https://", "http://", "data:"))
+        return None if ok else _problem(name, "Input should be a valid URL", "url_parsing", value)
+    kinds = {bool: "bool", str: "string", int: "int", float: "float"}
+    if spec is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return None
+    if isinstance(value, spec) and (spec is bool or not isinstance(value, bool)):  # type: ignore[arg-type]
+        return None
+    kind = kinds.get(spec, "value")  # type: ignore[call-overload]
+    return _problem(name, f"Input should be a valid {kind}", f"{kind}_type", value)
 
 
 def _duration(seconds: int, kind: str) -> object:

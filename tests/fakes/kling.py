@@ -42,6 +42,14 @@ MODELS = {
         "kling-v2-1-master", "kling-v2-5-turbo", "kling-v2-6", "kling-v3",
     },
 }  # fmt: skip
+# Per the capability map: the modes in which a model takes an end frame (`image_tail`), and
+# the modes in which it makes sound (`sound: on`); kling-v2-6 takes an end frame silent only.
+TAIL_MODES = {
+    "kling-v1": {"std", "pro"}, "kling-v1-5": {"pro"}, "kling-v1-6": {"pro"},
+    "kling-v2-1": {"pro"}, "kling-v2-5-turbo": {"pro"}, "kling-v2-6": {"pro"},
+    "kling-v3": {"std", "pro"},
+}  # fmt: skip
+SOUND_MODES = {"kling-v2-6": {"pro"}, "kling-v3": {"std", "pro"}}
 AUTH_MESSAGES = {
     1001: "Authorization is empty",
     1002: "Authorization is invalid",
@@ -77,7 +85,7 @@ class KlingFake:
     accept_then_time_out: int = 0
     transient_failures: int = 0  # the first N tasks fail with an internal error
     tasks: dict[str, Task] = field(default_factory=dict)
-    received: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
     auth_failures: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -87,6 +95,11 @@ class KlingFake:
             Route("/kcdn/videos/{name}", self._download, methods=["GET"]),
         ]
         self.app = FaultInjector(Starlette(routes=routes), self.plan)
+
+    @property
+    def received(self) -> list[dict[str, Any]]:
+        """The older name of `submitted`."""
+        return self.submitted
 
     # --- endpoints ----------------------------------------------------------------------
 
@@ -117,7 +130,7 @@ class KlingFake:
         now = int(self.clock() * 1000)
         task = Task(str(800000000000000000 + len(self.tasks) + 1), kind, body, now)
         self.tasks[task.task_id] = task
-        self.received.append(body)
+        self.submitted.append(body)
         if self.accept_then_time_out > 0:
             self.accept_then_time_out -= 1
             return _envelope(504, 5002, "Server internal timeout, usually due to a backlog")
@@ -233,14 +246,22 @@ def _check_params(kind: str, body: dict[str, Any]) -> str | None:
     if model not in MODELS[kind]:
         return f"model_name {model!r} is not supported by {kind}"
     for name in ("prompt", "negative_prompt"):
-        if len(str(body.get(name, ""))) > MAX_TEXT:
-            return f"{name} cannot exceed {MAX_TEXT} characters"
+        if not isinstance(body.get(name, ""), str) or len(body.get(name, "")) > MAX_TEXT:
+            return f"{name} must be a string of at most {MAX_TEXT} characters"
     if kind == "text2video" and not body.get("prompt"):
         return "prompt must not be empty"
-    if body.get("mode", "std") not in ("std", "pro"):
+    mode, sound = body.get("mode", "std"), body.get("sound", "off")
+    if mode not in ("std", "pro"):
         return "mode must be std or pro"
-    if body.get("sound", "off") not in ("on", "off"):
+    if sound not in ("on", "off"):
         return "sound must be on or off"
+    if sound == "on" and mode not in SOUND_MODES.get(model, ()):
+        return f"sound is not supported by {model} in {mode} mode"
+    if "image_tail" in body:
+        if kind != "image2video" or mode not in TAIL_MODES.get(model, ()):
+            return f"image_tail is not supported by {model} {kind} in {mode} mode"
+        if model == "kling-v2-6" and sound == "on":
+            return "image_tail is not supported with sound on"
     if kind == "text2video" and body.get("aspect_ratio", "16:9") not in ("16:9", "9:16", "1:1"):
         return "aspect_ratio must be one of 16:9, 9:16, 1:1"
     duration = body.get("duration", "5")
@@ -254,36 +275,43 @@ def _check_params(kind: str, body: dict[str, Any]) -> str | None:
 
 
 async def _check_image(kind: str, body: dict[str, Any]) -> str | None:
-    image = body.get("image")
     if kind == "text2video":
         return None
+    for name in ("image", "image_tail") if "image_tail" in body else ("image",):
+        problem = await _check_one_image(name, body.get(name))
+        if problem is not None:
+            return problem
+    return None
+
+
+async def _check_one_image(name: str, image: object) -> str | None:
     if not isinstance(image, str) or not image:
-        return "image must not be empty"
+        return f"{name} must not be empty"
     if image.startswith("data:"):
-        return "image base64 must not carry a data: prefix"
+        return f"{name} base64 must not carry a data: prefix"
     if image.startswith(("http://", "https://")):
         async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
             try:
                 response = await client.get(image)
             except httpx.HTTPError:
-                return "image url cannot be accessed"
+                return f"{name} url cannot be accessed"
         if response.status_code != 200:
-            return "image url cannot be accessed"
+            return f"{name} url cannot be accessed"
         data = response.content
     else:
         try:
             data = base64.b64decode(image, validate=True)
         except (binascii.Error, ValueError):
-            return "image is neither a URL nor valid base64"
+            return f"{name} is neither a URL nor valid base64"
     if len(data) > MAX_IMAGE_BYTES:
-        return "image file size exceeds 10MB"
+        return f"{name} file size exceeds 10MB"
     size = image_size(data)
     if size is None:
-        return "image format must be jpg, jpeg or png"
+        return f"{name} format must be jpg, jpeg or png"
     width, height = size
     if min(width, height) < MIN_IMAGE_SIDE:
-        return f"image resolution {width}x{height} is too small, minimum {MIN_IMAGE_SIDE}px"
-    if not 1 / 2.5 <= width / height <= 2.5:
+        return f"{name} resolution {width}x{height} is too small, minimum {MIN_IMAGE_SIDE}px"
+    if name == "image" and not 1 / 2.5 <= width / height <= 2.5:
         return "image aspect ratio must be between 1:2.5 and 2.5:1"
     return None
 

@@ -1,7 +1,9 @@
 """A fake of Luma AI's Dream Machine API (what the lumaai SDK 1.21.0 speaks).
 
 - `POST /dream-machine/v1/generations/video` (and the older `/generations`): 201 with a
-  Generation in state `queued`; `{"detail": ...}` bodies for 400 / 401.
+  Generation in state `queued`; `{"detail": ...}` bodies for 400 / 401. The body is checked
+  against the SDK's VideoCreateParams (fields, values, keyframes); `submitted` keeps each
+  accepted body.
 - `GET /dream-machine/v1/generations/{id}`: `queued` on the first poll, then `dreaming` for
   `polls_to_finish` polls, then `completed` with `assets.video`, or `failed` with a
   `failure_reason`. Luma fetches keyframe images itself: so does the fake, at create time.
@@ -34,6 +36,20 @@ MODELS = ("ray-2", "ray-flash-2")
 ASPECT_RATIOS = ("1:1", "16:9", "9:16", "4:3", "3:4", "21:9", "9:21")
 DURATIONS = ("5s", "9s")
 RESOLUTIONS = ("540p", "720p", "1080p", "4k")
+# lumaai 1.21.0 VideoCreateParams: a field outside it (a seed, a negative prompt) is refused
+# here (Luma's own answer to an unknown field is unpublished).
+FIELDS = {
+    "model",
+    "prompt",
+    "generation_type",
+    "aspect_ratio",
+    "duration",
+    "resolution",
+    "loop",
+    "keyframes",
+    "callback_url",
+    "concepts",
+}
 BAD_KEY = {"detail": "Invalid API key is provided"}
 MODERATION_FAILED = "Advanced moderation failed"
 IMAGE_FAILED = "400: failed to moderate image"
@@ -49,9 +65,13 @@ class LumaFake:
     fail_jobs_with: str | None = None  # a failure_reason for every new generation
     out_of_credits: bool = False
     plan: FaultPlan = field(default_factory=FaultPlan)
-    created: list[dict[str, Any]] = field(default_factory=list)  # accepted request bodies
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # accepted request bodies
     deleted: list[str] = field(default_factory=list)
     generations: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def created(self) -> list[dict[str, Any]]:
+        return self.submitted
 
     def app(self) -> FaultInjector:
         routes = [
@@ -90,7 +110,7 @@ class LumaFake:
                 failure = failure or IMAGE_FAILED
         generation_id = str(uuid.uuid4())
         request_echo = {"generation_type": "video", **body}
-        self.created.append(body)
+        self.submitted.append(body)
         self.generations[generation_id] = {
             "id": generation_id,
             "generation_type": "video",
@@ -167,6 +187,11 @@ def _validate(body: object) -> str | None:
         return "The request body must be a JSON object"
     if body.get("model") not in MODELS:
         return f"model must be one of {', '.join(MODELS)}"
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        return f"Unknown fields: {', '.join(unknown)}"
+    if "loop" in body and not isinstance(body["loop"], bool):
+        return "loop must be a boolean"
     checks = (
         ("aspect_ratio", ASPECT_RATIOS),
         ("duration", DURATIONS),

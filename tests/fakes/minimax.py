@@ -41,6 +41,7 @@ RESOLUTIONS = {
     "MiniMax-Hailuo-02": ("512P", "768P", "1080P"),
 }
 IMAGE_ONLY = {"MiniMax-Hailuo-2.3-Fast"}
+LAST_FRAME = {"MiniMax-Hailuo-02"}  # the first-and-last-frame reference's only model
 SAMPLE_SIZE = (320, 180)  # what sample_mp4() renders
 
 
@@ -66,6 +67,7 @@ class MinimaxFake:
     plan: FaultPlan = field(default_factory=FaultPlan)
     tasks: dict[str, Task] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # file_id -> task_id
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
     downloads: int = 0
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(106916112212032))
 
@@ -80,8 +82,8 @@ class MinimaxFake:
 
     @property
     def created(self) -> list[dict[str, Any]]:
-        """The bodies of the tasks created, in order."""
-        return [task.body for task in self.tasks.values()]
+        """The older name of `submitted`."""
+        return self.submitted
 
     # --- endpoints ------------------------------------------------------------------------
 
@@ -108,6 +110,7 @@ class MinimaxFake:
             )
         task = Task(str(next(self._ids)), body)
         self.tasks[task.id] = task
+        self.submitted.append(body)
         return _answer({"task_id": task.id, "base_resp": OK})
 
     async def _query(self, request: Request) -> Response:
@@ -203,15 +206,26 @@ class MinimaxFake:
             return "1080P supports 6 s only"
         if resolution == "512P" and not image:
             return "512P is for image-to-video only"
-        if image is not None:
-            return self._check_image(image)
+        if not isinstance(body.get("prompt_optimizer", True), bool):
+            return "prompt_optimizer must be a boolean"
+        last = body.get("last_frame_image")
+        if last is not None:
+            if model not in LAST_FRAME:
+                return f"last_frame_image not supported by {model}"
+            if resolution == "512P":
+                return "512P is not supported from a first and last frame"
+            if image is None:
+                return "first_frame_image is required with last_frame_image"
+        for name, frame in (("first_frame_image", image), ("last_frame_image", last)):
+            if frame is not None and (problem := self._check_image(frame, name)) is not None:
+                return problem
         return None
 
-    def _check_image(self, image: object) -> str | None:
+    def _check_image(self, image: object, name: str) -> str | None:
         if self.reject_images:
-            return "first_frame_image could not be processed"
+            return f"{name} could not be processed"
         if not isinstance(image, str):
-            return "first_frame_image must be a string"
+            return f"{name} must be a string"
         if image.startswith(("http://", "https://")):
             return None  # MiniMax fetches it; the fake trusts it
         header, _, payload = image.partition(",")
@@ -220,17 +234,17 @@ class MinimaxFake:
             "data:image/png;base64",
             "data:image/webp;base64",
         ):
-            return "first_frame_image must be a URL or a base64 data URI (jpeg, png, webp)"
+            return f"{name} must be a URL or a base64 data URI (jpeg, png, webp)"
         try:
             data = base64.b64decode(payload, validate=True)
             with Image.open(io.BytesIO(data)) as picture:
                 width, height = picture.size
         except (binascii.Error, ValueError, UnidentifiedImageError, OSError):
-            return "first_frame_image is not a readable image"
+            return f"{name} is not a readable image"
         if len(data) >= 20 * 1024 * 1024:
-            return "first_frame_image is larger than 20MB"
+            return f"{name} is larger than 20MB"
         if min(width, height) <= 300 or not 0.4 <= width / height <= 2.5:
-            return "first_frame_image must have a short side over 300px and a 2:5-5:2 ratio"
+            return f"{name} must have a short side over 300px and a 2:5-5:2 ratio"
         return None
 
     def _failure_for(self, task: Task) -> tuple[int, str] | None:

@@ -30,7 +30,8 @@ from starlette.routing import Route
 from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
 
 SECONDS = ("4", "8", "12")
-SIZES = ("720x1280", "1280x720", "1024x1792", "1792x1024")
+# The SDK's literal, then the 1080p sizes OpenAI's guide listed for Sora 2 Pro late in its life.
+SIZES = ("720x1280", "1280x720", "1024x1792", "1792x1024", "1080x1920", "1920x1080")
 FIELDS = ("model", "prompt", "seconds", "size", "input_reference")
 IMAGE_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 
@@ -46,6 +47,7 @@ class CreateCall:
     image_type: str | None = None  # the part's Content-Type
     image_filename: str | None = None
     image_size: tuple[int, int] | None = None
+    body: dict[str, Any] = field(default_factory=dict)  # the JSON body, or the form's fields
 
 
 @dataclass
@@ -53,6 +55,7 @@ class FakeOpenAIVideos:
     api_key: str = "test-key"
     models: frozenset[str] | None = None
     seconds: tuple[str, ...] = SECONDS  # what `seconds` takes (a reseller may take more)
+    sizes: tuple[str, ...] = SIZES  # what `size` takes (sora-2 took only the 720p two)
     polls_to_finish: int = 2
     moderate_prompts_containing: str | None = None
     fail_jobs_with: tuple[str, str] | None = None
@@ -61,6 +64,7 @@ class FakeOpenAIVideos:
     videos: dict[str, dict[str, Any]] = field(default_factory=dict)
     polls: dict[str, int] = field(default_factory=dict)
     created: list[CreateCall] = field(default_factory=list)
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # each accepted create's body
     deleted: list[str] = field(default_factory=list)
 
     def app(self) -> FaultInjector:
@@ -85,6 +89,7 @@ class FakeOpenAIVideos:
         if (invalid := self._validate(call)) is not None:
             return invalid
         self.created.append(call)
+        self.submitted.append(call.body or dict(call.fields))
         video_id = "video_" + secrets.token_hex(16)
         self.videos[video_id] = queued_video(video_id, call.fields)
         self.polls[video_id] = 0
@@ -188,8 +193,8 @@ class FakeOpenAIVideos:
         if fields.get("seconds", "4") not in self.seconds:
             return _invalid_value("seconds", fields["seconds"], self.seconds)
         size = fields.get("size", "720x1280")
-        if size not in SIZES:
-            return _invalid_value("size", size, SIZES)
+        if size not in self.sizes:
+            return _invalid_value("size", size, self.sizes)
         if self.moderate_prompts_containing and self.moderate_prompts_containing in prompt:
             return error_answer(
                 400,
@@ -239,8 +244,20 @@ async def _parse_create(request: Request) -> CreateCall:
             ) from None
         if not isinstance(data, dict):
             raise _BadRequest(error_answer(400, "The body of your request must be a JSON object."))
+        body = dict(data)
         reference = data.pop("input_reference", None)
-        call = CreateCall("json", {k: str(v) for k, v in data.items()}, headers)
+        for name, value in data.items():
+            if not isinstance(value, str):  # `seconds` too: the API takes "8", never 8
+                raise _BadRequest(
+                    error_answer(
+                        400,
+                        f"Invalid type for '{name}': expected a string, but got "
+                        f"{type(value).__name__} instead.",
+                        param=name,
+                        code="invalid_type",
+                    )
+                )
+        call = CreateCall("json", {k: str(v) for k, v in data.items()}, headers, body=body)
         if isinstance(reference, dict) and isinstance(reference.get("image_url"), str):
             _attach_data_uri(call, reference["image_url"])
         elif reference is not None:

@@ -57,6 +57,7 @@ def _model(
     audio: bool | None,
     skus: dict[str, str],
     passthrough: list[str] | None = None,
+    seed: bool = True,
 ) -> dict[str, Any]:
     """A VideoModel as `GET /videos/models` lists it (every field the SDK requires)."""
     return {
@@ -71,7 +72,7 @@ def _model(
         "supported_sizes": None,
         "supported_frame_images": frames,
         "generate_audio": audio,
-        "seed": True,
+        "seed": seed,
         "upscale_factor": None,
         "creativity": None,
         "allowed_passthrough_parameters": passthrough or [],
@@ -80,6 +81,12 @@ def _model(
 
 
 # The models our catalog routes to, with OpenRouter's limits and SKUs (as listed 2026-10-09).
+VEO_PASSTHROUGH = ["personGeneration", "aspectRatio", "negativePrompt", "conditioningScale",
+                   "enhancePrompt"]  # fmt: skip
+# The upstream slug `provider.options` is keyed by for each maker (OpenRouter's cookbook;
+# Kling's is unconfirmed). OpenRouter forwards only the serving upstream's options.
+SLUGS = {"google": "google-vertex", "alibaba": "alibaba", "minimax": "minimax",
+         "bytedance": "byteplus", "runway": "runway", "kwaivgi": "kling"}  # fmt: skip
 S2 = list(range(4, 16))
 MODELS = {
     m["id"]: m
@@ -98,7 +105,7 @@ MODELS = {
                 "duration_seconds_without_audio": "0.20",
                 "duration_seconds_without_audio_4k": "0.40",
             },
-            ["personGeneration", "negativePrompt"],
+            VEO_PASSTHROUGH,
         ),
         _model(
             "google/veo-3.1-fast",
@@ -116,6 +123,7 @@ MODELS = {
                 "duration_seconds_without_audio_4k": "0.25",
                 "duration_seconds_without_audio_720p": "0.08",
             },
+            VEO_PASSTHROUGH,
         ),
         _model(
             "kwaivgi/kling-v3.0-pro",
@@ -131,6 +139,8 @@ MODELS = {
                 "text_to_video_duration_seconds_720p": "0.112",
                 "image_to_video_duration_seconds_720p": "0.112",
             },
+            ["negative_prompt", "cfg_scale"],
+            seed=False,
         ),
         _model(
             "minimax/hailuo-2.3",
@@ -141,6 +151,8 @@ MODELS = {
             ["first_frame"],
             False,
             {"duration_seconds": "0.0817"},
+            ["prompt_optimizer", "fast_pretreatment"],
+            seed=False,
         ),
         _model(
             "bytedance/seedance-2.0",
@@ -195,6 +207,7 @@ MODELS = {
             ["first_frame", "last_frame"],
             True,
             {"duration_seconds": "0.1"},
+            ["negative_prompt", "prompt_extend", "audio", "ratio", "last_image"],
         ),
         _model(
             "alibaba/wan-2.6",
@@ -253,6 +266,9 @@ class OpenRouterFake:
         self.allow_http_callbacks = False
         self.jobs: dict[str, Job] = {}
         self.created: list[dict[str, Any]] = []  # accepted bodies
+        self.submitted = self.created  # the name the controls harness reads
+        # `provider.options` names OpenRouter would silently drop (wrong slug, not allowed)
+        self.dropped: list[str] = []
         self.headers_seen: list[dict[str, str]] = []  # of API requests
         self.download_headers: list[dict[str, str]] = []
         self.callbacks: list[asyncio.Task[None]] = []
@@ -311,6 +327,7 @@ class OpenRouterFake:
             job.failure = "Video generation was blocked by the provider's safety filters"
         self.jobs[job.id] = job
         self.created.append(body)
+        self.dropped += _dropped_passthrough(body)
         return JSONResponse(self._job_json(job, request), 202)
 
     async def _get(self, request: Request) -> Response:
@@ -434,6 +451,14 @@ def _validate(body: dict[str, Any]) -> str | None:
             return f"Unsupported {field} {value!r} for {model['id']}; supported: {allowed}"
     if "generate_audio" in body and not isinstance(body["generate_audio"], bool):
         return "generate_audio must be a boolean"
+    if body.get("generate_audio") is True and not model["generate_audio"]:
+        return f"{model['id']} cannot generate audio"
+    if "seed" in body:
+        seed = body["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 4294967295:
+            return "seed must be an integer between 0 and 4294967295"
+        if not model["seed"]:
+            return f"seed is not supported by {model['id']}"
     for index, frame in enumerate(frames):
         if not isinstance(frame, dict) or frame.get("type") != "image_url":
             return f"frame_images[{index}]: type must be image_url"
@@ -445,6 +470,21 @@ def _validate(body: dict[str, Any]) -> str | None:
         if not isinstance(ref, dict) or not _image_url_ok(ref.get("image_url")):
             return f"input_references[{index}]: invalid reference"
     return None
+
+
+def _dropped_passthrough(body: dict[str, Any]) -> list[str]:
+    """The `provider.options` entries OpenRouter would not forward to the model's upstream."""
+    model = MODELS[body["model"]]
+    options = (body.get("provider") or {}).get("options") or {}
+    slug = SLUGS.get(model["id"].split("/")[0])
+    dropped = []
+    for upstream, values in options.items():
+        # Veo's cookbook example nests its names under `parameters`.
+        names = values.get("parameters", values) if isinstance(values, dict) else {}
+        for name in names if upstream == slug else [upstream]:
+            if upstream != slug or name not in model["allowed_passthrough_parameters"]:
+                dropped.append(f"{upstream}.{name}")
+    return dropped
 
 
 def _image_url_ok(part: object) -> bool:

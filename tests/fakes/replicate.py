@@ -253,6 +253,11 @@ class ReplicateFake:
     webhooks_sent: list[str] = field(default_factory=list)
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
+    @property
+    def submitted(self) -> list[dict[str, Any]]:
+        """The `input` of every accepted create, in order (what the controls harness reads)."""
+        return [body["input"] for _, body in self.created]
+
     def app(self) -> FaultInjector:
         routes = [
             Route("/v1/models/{owner}/{name}/predictions", self._create_official, methods=["POST"]),

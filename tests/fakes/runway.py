@@ -10,6 +10,9 @@ It speaks the wire format the official `runwayml` SDK (5.24) sends and parses:
 
 Errors have Runway's shape: 400 `{"error": "Validation of body failed", "issues": [...],
 "docUrl": ...}`, 400 `{"error": "You do not have enough credits to run this task."}`, 401.
+Bodies are checked per model like Runway's strict schemas (a field the model does not take,
+an `audio` or `negativePrompt` on Gen-4.x, is an unrecognized key); `submitted` keeps each
+accepted body.
 
 Scenario knobs: `polls_to_finish`, `throttled_polls`, `moderate_prompts_containing`,
 `never_finish`, `fail_jobs_with`, `credits`. Faults: `plan` (a FaultPlan).
@@ -41,12 +44,19 @@ ALL_RATIOS = ("1280:720", "720:1280", "1104:832", "960:960", "832:1104", "1584:6
 SAMPLE_SIZES = {"1280:720": (320, 180), "720:1280": (180, 320), "960:960": (240, 240)}
 
 
+# What runwayml 5.24.0's Gen4_5 / Gen4Turbo params take (promptImage only on image_to_video).
+GEN4_FIELDS = frozenset(
+    {"model", "promptText", "promptImage", "ratio", "duration", "seed", "contentModeration"}
+)
+
+
 @dataclass(frozen=True)
 class ModelSchema:
     ratios: tuple[str, ...]
     credits_per_second: int
     duration_required: bool
     prompt_required: bool
+    fields: frozenset[str] = GEN4_FIELDS
 
 
 # (endpoint, model) -> schema, from runwayml's *_create_params.py
@@ -83,6 +93,7 @@ class RunwayFake:
         self.credits = 1_000_000
         self.tasks: dict[str, FakeTask] = {}
         self.created: list[tuple[str, dict[str, Any]]] = []  # accepted (endpoint, body)
+        self.submitted: list[dict[str, Any]] = []  # accepted bodies
         self.deleted: list[str] = []
         self.headers_seen: list[dict[str, str]] = []  # of API requests
         self.download_headers: list[dict[str, str]] = []  # of result downloads
@@ -144,6 +155,7 @@ class RunwayFake:
         )
         self.tasks[task.id] = task
         self.created.append((endpoint, body))
+        self.submitted.append(body)
         return JSONResponse({"id": task.id, "estimatedCost": {"credits": credits}})
 
     async def _get_task(self, request: Request) -> Response:
@@ -253,6 +265,11 @@ class RunwayFake:
 
 def _validate(body: dict[str, Any], endpoint: str, schema: ModelSchema) -> list[dict[str, Any]]:
     issues: list[dict[str, Any]] = []
+    unknown = sorted(set(body) - schema.fields)
+    if unknown:
+        keys = ", ".join(f'"{k}"' for k in unknown)
+        label = "key" if len(unknown) == 1 else "keys"
+        issues.append(_issue("unrecognized_keys", [], f"Unrecognized {label}: {keys}"))
     prompt = body.get("promptText")
     if prompt is None:
         if schema.prompt_required:
@@ -288,6 +305,9 @@ def _validate(body: dict[str, Any], endpoint: str, schema: ModelSchema) -> list[
         issues.append(_issue("invalid_type", ["seed"], "Invalid input: expected int"))
     if endpoint == "image_to_video":
         image = _first_frame(body.get("promptImage"))
+        if any(p != "first" for p in _positions(body.get("promptImage"))):
+            # Gen-4.x take only a first frame ("last" is for Runway's Veo 3.1 models).
+            issues.append(_issue("invalid_value", ["promptImage", "position"], 'Expected "first"'))
         if image is None:
             issues.append(_issue("invalid_type", ["promptImage"], "Invalid input"))
         elif image.startswith("data:"):
@@ -300,6 +320,12 @@ def _validate(body: dict[str, Any], endpoint: str, schema: ModelSchema) -> list[
     elif "promptImage" in body:
         issues.append(_issue("unrecognized_keys", [], 'Unrecognized key: "promptImage"'))
     return issues
+
+
+def _positions(value: object) -> list[object]:
+    return (
+        [i.get("position") for i in value if isinstance(i, dict)] if isinstance(value, list) else []
+    )
 
 
 def _first_frame(value: object) -> str | None:

@@ -38,24 +38,28 @@ class ModelLimits:
     durations: range
     resolutions: tuple[str, ...]
     roles: tuple[str, ...] = ("first_frame", "last_frame")
+    audio: bool = False  # takes `generate_audio` (1.5 Pro and the 2.0 series)
 
 
+_V2_ROLES = ("first_frame", "last_frame", "reference_image")
 MODELS = {
     "seedance-1-0-pro-250528": ModelLimits(range(2, 13), ("480p", "720p", "1080p")),
     "seedance-1-0-pro-fast-251015": ModelLimits(
         range(2, 13), ("480p", "720p", "1080p"), ("first_frame",)
     ),
-    "seedance-1-5-pro-251215": ModelLimits(range(4, 13), ("480p", "720p", "1080p")),
+    "seedance-1-5-pro-251215": ModelLimits(range(4, 13), ("480p", "720p", "1080p"), audio=True),
     "dreamina-seedance-2-0-260128": ModelLimits(
-        range(4, 16), ("480p", "720p", "1080p"), ("first_frame", "last_frame", "reference_image")
+        range(4, 16), ("480p", "720p", "1080p"), _V2_ROLES, audio=True
     ),
     "dreamina-seedance-2-0-fast-260128": ModelLimits(
-        range(4, 16), ("480p", "720p"), ("first_frame", "last_frame", "reference_image")
+        range(4, 16), ("480p", "720p"), _V2_ROLES, audio=True
     ),
     "dreamina-seedance-2-0-mini-260615": ModelLimits(
-        range(4, 16), ("480p", "720p"), ("first_frame", "last_frame", "reference_image")
+        range(4, 16), ("480p", "720p"), _V2_ROLES, audio=True
     ),
 }
+MAX_SEED = 4_294_967_295  # Ark: seed in [-1, 2^32 - 1], -1 for random
+BOOLEANS = ("generate_audio", "camera_fixed", "watermark")
 SIZES = {"480p": (864, 480), "720p": (1280, 720), "1080p": (1920, 1080)}
 DEFAULT_RESOLUTION = "720p"
 
@@ -104,7 +108,7 @@ class FakeArk:
     expire_jobs: bool = False  # tasks end "expired"
     plan: FaultPlan = field(default_factory=FaultPlan)
     tasks: dict[str, Task] = field(default_factory=dict)
-    created: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
     client_request_ids: list[str] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
 
@@ -135,7 +139,7 @@ class FakeArk:
             return _error(request, exc)
         task = Task(_task_id(), body["model"], body, int(time.time()))
         self.tasks[task.id] = task
-        self.created.append(body)
+        self.submitted.append(body)
         self.client_request_ids.append(request.headers.get("x-client-request-id", ""))
         return _json_response(request, {"id": task.id})
 
@@ -222,12 +226,12 @@ class FakeArk:
             "error": task.error,
             "created_at": task.created_at,
             "updated_at": int(time.time()),
-            "seed": 11,
+            "seed": body.get("seed", 11),
             "resolution": resolution,
             "ratio": body.get("ratio", "16:9"),
             "duration": duration,
             "framespersecond": 24,
-            "generate_audio": bool(body.get("generate_audio", False)),
+            "generate_audio": bool(body.get("generate_audio", MODELS[task.model].audio)),
             "draft": False,
             "service_tier": body.get("service_tier", "default"),
             "execution_expires_after": body.get("execution_expires_after", 172800),
@@ -258,14 +262,19 @@ class FakeArk:
         images = [c for c in content if isinstance(c, dict) and c.get("type") == "image_url"]
         if len(texts) > 1 or len(texts) + len(images) != len(content):
             raise ArkError(400, "InvalidParameter", "Invalid content items.", "content")
-        for image in images:
-            role = image.get("role", "first_frame")
+        roles = [image.get("role", "first_frame") for image in images]
+        for image, role in zip(images, roles, strict=True):
             if role not in limits.roles:
                 raise ArkError(
                     400, "InvalidParameter", f"Image role {role} is not supported.", "role"
                 )
             url = image.get("image_url", {}).get("url") if isinstance(image, dict) else None
             _check_image(url)
+        if "last_frame" in roles and roles.count("first_frame") != 1:
+            raise ArkError(
+                400, "InvalidParameter", "A last_frame image needs one first_frame image.", "role"
+            )
+        _check_controls(body, limits)
         ratio = body.get("ratio", "16:9")
         if ratio not in RATIOS:
             raise ArkError(400, "InvalidParameter", f"Invalid ratio {ratio}.", "ratio")
@@ -289,6 +298,27 @@ class FakeArk:
                 "execution_expires_after must be in [3600, 259200].",
                 "execution_expires_after",
             )
+
+
+def _check_controls(body: dict[str, Any], limits: ModelLimits) -> None:
+    """Ark's types and ranges for `seed` and the switches (API reference 1520757)."""
+    seed = body.get("seed")
+    if seed is not None and (
+        not isinstance(seed, int) or isinstance(seed, bool) or not -1 <= seed <= MAX_SEED
+    ):
+        raise ArkError(400, "InvalidParameter", f"seed must be in [-1, {MAX_SEED}].", "seed")
+    for name in BOOLEANS:
+        if name in body and not isinstance(body[name], bool):
+            raise ArkError(400, "InvalidParameter", f"{name} must be a boolean.", name)
+    # Unconfirmed: Ark documents that other models ignore generate_audio; the fake refuses a
+    # request for sound from a silent model so that we never bill audio it cannot make.
+    if body.get("generate_audio") is True and not limits.audio:
+        raise ArkError(
+            400,
+            "InvalidParameter",
+            "generate_audio is not supported by this model.",
+            "generate_audio",
+        )
 
 
 def _check_image(url: object) -> None:

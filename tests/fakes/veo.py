@@ -1,8 +1,10 @@
 """A fake of the Gemini API's Veo surface, in its real wire format.
 
 - `POST /v1beta/models/{model}:predictLongRunning` validates the body the way the API does
-  (unknown fields, aspect ratio, duration, resolution, the inline image) and answers a
-  google.longrunning.Operation `{"name": "models/{model}/operations/{id}"}`;
+  (unknown fields, fields the Gemini API does not take, aspect ratio, duration, resolution and
+  the durations it allows, negative prompt, the inline first and last frames) and answers a
+  google.longrunning.Operation `{"name": "models/{model}/operations/{id}"}`; `submitted` keeps
+  each accepted body;
 - `GET /v1beta/models/{model}/operations/{id}` answers `{"name"}` while it runs (proto3 JSON
   leaves `done: false` out), then `done: true` with `response.generateVideoResponse` or `error`;
 - `GET /v1beta/files/{id}:download?alt=media` serves the MP4 to holders of the key.
@@ -43,6 +45,21 @@ _PARAMETER_FIELDS = {
     "negativePrompt",
     "enhancePrompt",
 }
+# Vertex AI's fields, which the Gemini API answers with "`<field>` isn't supported by this
+# model." (a 400 INVALID_ARGUMENT, as reported from production in 2026; google-genai refuses
+# them before sending: "seed parameter is not supported in Gemini API").
+_VERTEX_ONLY = {
+    "seed",
+    "generateAudio",
+    "fps",
+    "storageUri",
+    "pubsubTopic",
+    "compressionQuality",
+    "resizeMode",
+    "mask",
+}
+RESOLUTIONS = ("720p", "1080p", "4k")
+EIGHT_SECONDS_ONLY = ("1080p", "4k")  # Google's video guide: 1080p and 4k make 8 s clips
 # A reason Google gave (googleapis/js-genai issue 1272, 2026-01).
 RAI_REASON = (
     "We encountered an issue with the audio for your prompt, which means we could not create "
@@ -81,10 +98,14 @@ class VeoFake:
     fail_jobs_with: dict[str, Any] | None = None  # a google.rpc.Status for `error`
     redirect_downloads: bool = False  # answer the download with a 302 to a storage URL
     video: bytes = field(default_factory=sample_mp4)
-    accepted: list[dict[str, Any]] = field(default_factory=list)  # bodies that made operations
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # bodies that made operations
     operations: dict[str, Operation] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     downloads: int = 0
+
+    @property
+    def accepted(self) -> list[dict[str, Any]]:
+        return self.submitted
 
     def __post_init__(self) -> None:
         routes = [
@@ -119,7 +140,7 @@ class VeoFake:
             return invalid(problem)
         name = f"models/{model}/operations/{secrets.token_hex(6)}"
         self.operations[name] = Operation(name, model, body)
-        self.accepted.append(body)
+        self.submitted.append(body)
         return JSONResponse({"name": name})
 
     async def _get(self, request: Request) -> Response:
@@ -219,12 +240,19 @@ def _validate(body: Any) -> str | None:
     if not isinstance(parameters, dict):
         return "parameters must be an object."
     for name in list(instance) + list(parameters):
+        if name in _VERTEX_ONLY:
+            return f"`{name}` isn't supported by this model."
         if name not in _INSTANCE_FIELDS | _PARAMETER_FIELDS:
             return f'Invalid JSON payload received. Unknown name "{name}": Cannot find field.'
     if not isinstance(instance.get("prompt", ""), str):
         return "prompt must be a string."
+    if not isinstance(parameters.get("negativePrompt", ""), str):
+        return "Invalid value at 'parameters.negativePrompt' (TYPE_STRING)."
     if "prompt" not in instance and "image" not in instance:
         return "A prompt or an image is required."
+    if parameters.get("enhancePrompt", True) is not True:
+        # Veo 3.x rewrites every prompt: hosts passing its limits through say "only true".
+        return "enhancePrompt can't be disabled for this model."  # wording unconfirmed
     ratio = parameters.get("aspectRatio", "16:9")
     if ratio not in ("16:9", "9:16"):
         return f"Aspect ratio {ratio} is not supported. Supported: 16:9, 9:16."
@@ -236,10 +264,15 @@ def _validate(body: Any) -> str | None:
     if seconds not in (4, 6, 8):
         return f"The duration {seconds}s is not supported. Supported durations: 4, 6, 8."
     resolution = parameters.get("resolution", "720p")
-    if resolution not in ("720p", "1080p", "4k"):
+    if resolution not in RESOLUTIONS:
         return f"Resolution {resolution} is not supported. Supported: 720p, 1080p, 4k."
-    if "image" in instance:
-        return _validate_image(instance["image"])
+    if resolution in EIGHT_SECONDS_ONLY and seconds != 8:
+        return f"Resolution {resolution} is only supported with a duration of 8 seconds."
+    if "lastFrame" in instance and "image" not in instance:
+        return "lastFrame requires image (the first frame)."  # wording unconfirmed
+    for name in ("image", "lastFrame"):
+        if name in instance and (problem := _validate_image(instance[name])) is not None:
+            return problem
     return None
 
 

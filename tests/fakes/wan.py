@@ -59,6 +59,8 @@ MODELS = {
     "wan2.7-i2v": _spec("i2v", "media", "720P 1080P", range(2, 16)),
 }
 RATIOS = {"16:9", "9:16", "1:1", "4:3", "3:4"}
+MAX_SEED = 2_147_483_647
+MAX_NEGATIVE_PROMPT = 500
 MIN_IMAGE_SIDE = 360  # Model Studio: first-frame images 360-2000 px per side
 
 
@@ -87,7 +89,7 @@ class FakeWan:
     pending_polls: int = 1
     running_polls: int = 1
     tasks: dict[str, FakeTask] = field(default_factory=dict)
-    created: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
+    submitted: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
     create_headers: list[dict[str, str]] = field(default_factory=list)
     cancels: list[str] = field(default_factory=list)
     downloads: int = 0
@@ -100,6 +102,11 @@ class FakeWan:
             Route("/results/{name}", self._download, methods=["GET"]),
         ]
         self.app = FaultInjector(Starlette(routes=routes), self.plan)
+
+    @property
+    def created(self) -> list[dict[str, Any]]:
+        """The older name of `submitted`."""
+        return self.submitted
 
     # --- endpoints ----------------------------------------------------------------------
 
@@ -125,7 +132,7 @@ class FakeWan:
             return _error(exc.status, exc.code, exc.message)
         task = FakeTask(id=f"{uuid.uuid4()}", body=body)
         self.tasks[task.id] = task
-        self.created.append(body)
+        self.submitted.append(body)
         self.create_headers.append(dict(request.headers))
         return JSONResponse(
             {"request_id": _rid(), "output": {"task_id": task.id, "task_status": "PENDING"}}
@@ -248,22 +255,43 @@ def _validate(body: Any) -> None:
         and params.get("ratio", "16:9") not in RATIOS
     ):
         raise _Rejected(400, "InvalidParameter", "ratio is not supported")
+    _check_controls(inp, params)
     if spec.kind == "i2v":
-        _check_image(_first_frame(inp, spec.protocol))
+        for url in _frames(inp, spec.protocol):
+            _check_image(url)
+    elif inp.get("media"):
+        raise _Rejected(400, "InvalidParameter", "input.media is not supported by this model.")
 
 
-def _first_frame(inp: dict[str, Any], protocol: str) -> str:
+def _check_controls(inp: dict[str, Any], params: dict[str, Any]) -> None:
+    """The optional fields of the API references: their types and ranges."""
+    negative = inp.get("negative_prompt", "")
+    if not isinstance(negative, str) or len(negative) > MAX_NEGATIVE_PROMPT:
+        raise _Rejected(400, "InvalidParameter", "negative_prompt: at most 500 characters")
+    seed = params.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise _Rejected(400, "InvalidParameter", f"seed must be in [0, {MAX_SEED}]")
+    for flag in ("prompt_extend", "audio", "watermark"):
+        if not isinstance(params.get(flag, False), bool):
+            raise _Rejected(400, "InvalidParameter", f"{flag} must be a boolean")
+
+
+def _frames(inp: dict[str, Any], protocol: str) -> list[str]:
+    """The first frame, and the last one where the media shape gives it."""
     if protocol == "legacy":
-        url = inp.get("img_url")
+        first: list[Any] = [inp.get("img_url")]
+        last: list[Any] = []
     else:
-        media = inp.get("media") or []
-        frames = [
-            m.get("url") for m in media if isinstance(m, dict) and m.get("type") == "first_frame"
-        ]
-        url = frames[0] if len(frames) == 1 else None
-    if not isinstance(url, str) or not url:
+        media = [m for m in inp.get("media") or [] if isinstance(m, dict)]
+        first = [m.get("url") for m in media if m.get("type") == "first_frame"]
+        last = [m.get("url") for m in media if m.get("type") == "last_frame"]
+        if len(media) != len(first) + len(last) or len(last) > 1:
+            raise _Rejected(400, "InvalidParameter", "input.media: unsupported media items.")
+    if len(first) != 1 or not isinstance(first[0], str) or not first[0]:
         raise _Rejected(400, "InvalidParameter", "The first frame image is required.")
-    return url
+    if any(not isinstance(url, str) or not url for url in last):
+        raise _Rejected(400, "InvalidParameter", "The last frame image url is invalid.")
+    return [*first, *last]
 
 
 def _check_image(url: str) -> None:

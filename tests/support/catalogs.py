@@ -14,6 +14,7 @@ max_duration = 12
 default_duration = 4
 durations = [4, 8, 12]
 aspect_ratios = ["16:9", "9:16"]
+resolutions = ["720p", "1080p"]
 
   [[models.routes]]
   provider = "openai_videos"

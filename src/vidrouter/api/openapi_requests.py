@@ -21,6 +21,7 @@ from typing import Any
 
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.domain.catalog import ListedModel
+from vidrouter.domain.controls import MAX_SEED
 from vidrouter.domain.create_request import (
     MAX_METADATA_KEY,
     MAX_METADATA_PAIRS,
@@ -168,10 +169,65 @@ def _generation_branch(m: ListedModel, max_prompt_chars: int, webhook: Schema) -
             "duration": _nullable(_duration(m)),
             "aspect_ratio": _nullable({"type": "string", "enum": list(m.aspect_ratios)}),
             "image_url": image,
+            **controls(m, max_prompt_chars),
             "webhook_url": _nullable(webhook),
             "metadata": _nullable(METADATA),
         },
+        **_control_rules(m),
     }
+
+
+def controls(m: ListedModel, max_prompt_chars: int) -> dict[str, Schema]:
+    """The six controls of a create (issue 13) as model `m` takes them: a control it does not
+    honour may only be null (= not given); `generate_audio` then only its default."""
+    null: Schema = {"type": "null"}
+    supports = set(m.supports)
+
+    def control(name: str, schema: Schema) -> Schema:
+        return _nullable(schema) if name in supports else null
+
+    audio = [True, False] if "generate_audio" in supports else [m.audio]
+    return {
+        "resolution": _nullable({"type": "string", "enum": list(m.resolutions)})
+        if m.resolutions
+        else null,
+        "generate_audio": _nullable({"type": "boolean", "enum": audio}),
+        "negative_prompt": control("negative_prompt", prompt(max_prompt_chars)),
+        "seed": control("seed", {"type": "integer", "minimum": 0, "maximum": MAX_SEED}),
+        "end_image_url": control("end_image_url", {"anyOf": [IMAGE_DATA, URL]})
+        if _takes_image(m)
+        else null,
+        "enhance_prompt": control("enhance_prompt", {"type": "boolean"}),
+    }
+
+
+def _control_rules(m: ListedModel, *, duration: str = "duration") -> Schema:
+    """What one field's schema cannot say: an end frame needs `image_url`, and a resolution
+    may allow only some durations (`duration` names the duration field)."""
+    rules: list[Schema] = []
+    if "end_image_url" in m.supports and _takes_image(m) and not _needs_image(m):
+        rules.append({"if": _given("end_image_url"), "then": _given("image_url")})
+    for resolution, allowed in m.durations_by_resolution.items():
+        if resolution not in m.resolutions:
+            continue
+        asked: Schema = {
+            "required": ["resolution"],
+            "properties": {"resolution": {"const": resolution}},
+        }
+        if resolution == m.resolutions[0]:  # absent or null: the default resolution
+            asked = {"properties": {"resolution": {"enum": [resolution, None]}}}
+        durations: list[object] = [*allowed]
+        if m.default_duration in allowed:
+            durations.append(None)
+            then: Schema = {"properties": {duration: {"enum": durations}}}
+        else:
+            then = {"required": [duration], "properties": {duration: {"enum": durations}}}
+        rules.append({"if": asked, "then": then})
+    return {"allOf": rules} if rules else {}
+
+
+def _given(name: str) -> Schema:
+    return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
 
 
 # --- POST /v1/videos ------------------------------------------------------------------------

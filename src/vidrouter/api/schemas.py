@@ -28,9 +28,24 @@ ERRORS_CREATE = _errors(400, 401, 402, 413, 503)  # 402: budget_exceeded
 ERRORS_ID = _errors(401, 404)
 
 
-class Pricing(BaseModel):
+Resolution = Literal["480p", "540p", "720p", "768p", "1080p", "4k"]
+Control = Literal["negative_prompt", "seed", "generate_audio", "end_image_url", "enhance_prompt"]
+
+
+class Variant(BaseModel):
+    """The price of one configuration (resolution x sound)."""
+
+    resolution: Resolution
+    audio: bool
     per_second: float
+
+
+class Pricing(BaseModel):
+    per_second: float = Field(description="USD per second of the default configuration.")
     currency: Literal["USD"] = "USD"
+    variants: list[Variant] = Field(
+        description="Every priced configuration the model offers, the default first."
+    )
 
 
 class ModelItem(BaseModel):
@@ -47,6 +62,18 @@ class ModelItem(BaseModel):
     durations: list[float] | None = Field(
         default=None, description="Present when the model takes only these durations."
     )
+    resolutions: list[Resolution] = Field(
+        description="The output resolutions it makes, the default first (empty: no choice)."
+    )
+    audio: bool = Field(description="Whether its default output has sound.")
+    supports: list[Control] = Field(
+        description="The optional controls it honours; `generate_audio` here: sound may be "
+        "switched either way (otherwise only `audio` may be asked for)."
+    )
+    durations_by_resolution: dict[str, list[float]] | None = Field(
+        default=None,
+        description="Present when a resolution allows only some durations.",
+    )
 
 
 class RouteOut(BaseModel):
@@ -54,6 +81,7 @@ class RouteOut(BaseModel):
 
     provider: str
     price_per_second: float
+    variants: list[Variant]
     state: Literal["available", "degraded", "unavailable"]
     success_rate: float | None
     p50_seconds: float | None
@@ -117,6 +145,17 @@ class GenerationOut(BaseModel):
     duration: float
     aspect_ratio: str
     image_url: str | None
+    resolution: str | None = Field(
+        description="The output resolution: the one asked for, else the model's default "
+        "(null for a model that lists no resolutions)."
+    )
+    generate_audio: bool | None = Field(
+        description="Whether the video has sound: as asked, else the model's default."
+    )
+    negative_prompt: str | None
+    seed: int | None
+    end_image_url: str | None
+    enhance_prompt: bool | None
     webhook_url: str | None
     progress: int | None
     video_url: str | None = Field(
@@ -156,4 +195,10 @@ class GenerationCreate(BaseModel):
     image_url: str | None = None
     webhook_url: str | None = Field(default=None, max_length=2048)
     metadata: dict[str, str] | None = None
+    resolution: str | None = None
+    generate_audio: bool | None = None
+    negative_prompt: str | None = None
+    seed: int | None = Field(default=None, ge=0, le=4_294_967_295)
+    end_image_url: str | None = None
+    enhance_prompt: bool | None = None
     routing: Annotated[dict[str, Any] | None, WithJsonSchema(ROUTING_SCHEMA)] = None

@@ -6,16 +6,36 @@ Every violation raises `InvalidRequest` naming the offending `param` and a stabl
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from vidrouter.domain import text
 from vidrouter.domain.addresses import forbidden_host_reason
 from vidrouter.domain.catalog import ListedModel, ModelSpec
+from vidrouter.domain.controls import CONTROL_FIELDS, Controls
+from vidrouter.domain.create_controls import parse_controls
 from vidrouter.domain.errors import InvalidRequest
+from vidrouter.domain.request_fields import (
+    MAX_URL_CHARS,
+    URL_PATTERN,
+    http_url,
+    json_type,
+    prose,
+    string,
+)
+from vidrouter.domain.request_fields import (
+    image_url as checked_image_url,
+)
 from vidrouter.domain.routing import RoutingPolicy, parse_routing
+
+__all__ = [
+    "FIELDS",
+    "MAX_URL_CHARS",
+    "URL_PATTERN",
+    "CreateRequest",
+    "RequestLimits",
+    "parse_create",
+    "shortest_duration",
+]
 
 FIELDS = (
     "model",
@@ -26,40 +46,11 @@ FIELDS = (
     "webhook_url",
     "metadata",
     "routing",
+    *CONTROL_FIELDS,
 )
-MAX_URL_CHARS = 2048
 MAX_METADATA_PAIRS = 16
 MAX_METADATA_KEY = 40
 MAX_METADATA_VALUE = 500
-# An http(s) URL as the API takes it, the same rule in the OpenAPI document (`pattern`) and
-# here: a host name, IPv4 address or IPv6 literal (RFC 3986's grammar; no credentials), a
-# port 0-65535, then printable ASCII without spaces (non-ASCII is percent-encoded).
-# `(?![\s\S])` is the end of the text in every regex dialect (`$` also matches before a
-# final newline).
-_H16 = "[0-9A-Fa-f]{1,4}"
-_OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
-_LS32 = f"({_H16}:{_H16}|{_OCTET}(\\.{_OCTET}){{3}})"
-_IPV6 = "|".join(
-    [
-        f"({_H16}:){{6}}{_LS32}",
-        f"::({_H16}:){{5}}{_LS32}",
-        f"({_H16})?::({_H16}:){{4}}{_LS32}",
-        f"(({_H16}:){{0,1}}{_H16})?::({_H16}:){{3}}{_LS32}",
-        f"(({_H16}:){{0,2}}{_H16})?::({_H16}:){{2}}{_LS32}",
-        f"(({_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}",
-        f"(({_H16}:){{0,4}}{_H16})?::{_LS32}",
-        f"(({_H16}:){{0,5}}{_H16})?::{_H16}",
-        f"(({_H16}:){{0,6}}{_H16})?::",
-    ]
-)
-_PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)"
-URL_PATTERN = (
-    "^[Hh][Tt][Tt][Pp][Ss]?://"
-    f"([A-Za-z0-9._~-]+|\\[({_IPV6})(%25[A-Za-z0-9._~-]+)?\\])"
-    f"(:{_PORT})?"
-    "([/?#][!-~]*)?(?![\\s\\S])"
-)
-_URL = re.compile(URL_PATTERN)
 # The shortest video a model without a list of durations is asked for: a provider bills
 # at least this, so a request for 0.001 s must not pass as a nearly free one.
 MIN_DURATION = 1.0
@@ -75,6 +66,8 @@ class CreateRequest:
     webhook_url: str | None = None
     metadata: dict[str, str] = field(default_factory=dict)
     routing: RoutingPolicy | None = None  # None: the default policy
+    # The model's defaults filled in (domain/create_controls.py).
+    controls: Controls = field(default_factory=Controls)
 
 
 @dataclass(frozen=True)
@@ -107,31 +100,23 @@ def parse_create(
     duration = _duration(body, model)
     aspect_ratio = _aspect_ratio(body, model)
     image_url = _image_url(body, model)
+    controls = parse_controls(
+        body,
+        model,
+        duration=duration,
+        image_url=image_url,
+        max_text_chars=limits.max_prompt_chars,
+    )
     webhook_url = _webhook_url(body, limits)
     metadata = _metadata(body)
-    routing = parse_routing(body.get("routing"), model, providers)
+    routing = parse_routing(body.get("routing"), model, providers, controls)
     return CreateRequest(
-        model, prompt, duration, aspect_ratio, image_url, webhook_url, metadata, routing
+        model, prompt, duration, aspect_ratio, image_url, webhook_url, metadata, routing, controls
     )
 
 
-def _string(body: Mapping[str, object], name: str, *, required: bool) -> str | None:
-    value = body.get(name)
-    if value is None:
-        if required:
-            raise InvalidRequest(f"{name} is required", code="parameter_missing", param=name)
-        return None
-    if not isinstance(value, str):
-        raise InvalidRequest(
-            f"{name} must be a string, got {_json_type(value)}",
-            code="parameter_invalid_type",
-            param=name,
-        )
-    return value
-
-
 def _model(body: Mapping[str, object], lookup: ModelLookup) -> ListedModel:
-    model_id = _string(body, "model", required=True)
+    model_id = string(body, "model", required=True)
     assert model_id is not None
     found = lookup(model_id)
     if isinstance(found, ModelSpec):
@@ -154,25 +139,9 @@ def _model(body: Mapping[str, object], lookup: ModelLookup) -> ListedModel:
 
 
 def _prompt(body: Mapping[str, object], limits: RequestLimits) -> str:
-    prompt = _string(body, "prompt", required=True)
+    prompt = string(body, "prompt", required=True)
     assert prompt is not None
-    if len(prompt) > limits.max_prompt_chars:
-        raise InvalidRequest(
-            f"prompt has {len(prompt)} characters; the limit is {limits.max_prompt_chars}",
-            code="prompt_too_long",
-            param="prompt",
-        )
-    if text.is_blank(prompt):  # after the length: its loop stays short
-        raise InvalidRequest(
-            "prompt must not be empty (it has only spaces or invisible characters)",
-            code="prompt_empty",
-            param="prompt",
-        )
-    if "\x00" in prompt:
-        raise InvalidRequest(
-            "prompt must not contain NUL characters", code="prompt_invalid", param="prompt"
-        )
-    return prompt
+    return prose(prompt, "prompt", limits.max_prompt_chars)
 
 
 def _duration(body: Mapping[str, object], model: ListedModel) -> float:
@@ -181,7 +150,7 @@ def _duration(body: Mapping[str, object], model: ListedModel) -> float:
         return model.default_duration
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidRequest(
-            f"duration must be a number of seconds, got {_json_type(value)}",
+            f"duration must be a number of seconds, got {json_type(value)}",
             code="parameter_invalid_type",
             param="duration",
         )
@@ -226,7 +195,7 @@ def shortest_duration(model: ListedModel) -> float:
 
 
 def _aspect_ratio(body: Mapping[str, object], model: ListedModel) -> str:
-    ratio = _string(body, "aspect_ratio", required=False)
+    ratio = string(body, "aspect_ratio", required=False)
     if ratio is None:
         return model.aspect_ratios[0]
     if ratio not in model.aspect_ratios:
@@ -240,7 +209,7 @@ def _aspect_ratio(body: Mapping[str, object], model: ListedModel) -> str:
 
 
 def _image_url(body: Mapping[str, object], model: ListedModel) -> str | None:
-    url = _string(body, "image_url", required=False)
+    url = string(body, "image_url", required=False)
     if url is None:
         if "text-to-video" not in model.spec.capabilities:
             raise InvalidRequest(
@@ -256,25 +225,14 @@ def _image_url(body: Mapping[str, object], model: ListedModel) -> str | None:
             code="image_not_supported",
             param="image_url",
         )
-    if url.startswith("data:"):
-        if not (
-            url.startswith("data:image/png;base64,") or url.startswith("data:image/jpeg;base64,")
-        ):
-            raise InvalidRequest(
-                "image_url data URIs must be base64 PNG or JPEG",
-                code="image_url_invalid",
-                param="image_url",
-            )
-        return url
-    _http_url(url, "image_url")
-    return url
+    return checked_image_url(url, "image_url")
 
 
 def _webhook_url(body: Mapping[str, object], limits: RequestLimits) -> str | None:
-    url = _string(body, "webhook_url", required=False)
+    url = string(body, "webhook_url", required=False)
     if url is None:
         return None
-    host = _http_url(url, "webhook_url")
+    host = http_url(url, "webhook_url")
     reason = forbidden_host_reason(host)
     if reason is not None and not limits.allow_private_webhook_urls:
         raise InvalidRequest(
@@ -283,37 +241,6 @@ def _webhook_url(body: Mapping[str, object], limits: RequestLimits) -> str | Non
             param="webhook_url",
         )
     return url
-
-
-def _http_url(url: str, param: str) -> str:
-    if len(url) > MAX_URL_CHARS:
-        raise InvalidRequest(
-            f"{param} is longer than {MAX_URL_CHARS} characters", code="url_invalid", param=param
-        )
-    if not _URL.search(url):
-        raise InvalidRequest(
-            f"{param} must be an absolute http(s) URL: a host name or IPv4 address, no "
-            "credentials, printable ASCII without spaces (percent-encode the rest)",
-            code="url_invalid",
-            param=param,
-        )
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        _ = parts.port
-    except ValueError:
-        host = None
-    if parts.scheme not in ("http", "https") or not host:
-        raise InvalidRequest(
-            f"{param} must be an absolute http(s) URL", code="url_invalid", param=param
-        )
-    if parts.username is not None or parts.password is not None:
-        raise InvalidRequest(f"{param} must not carry credentials", code="url_invalid", param=param)
-    if any(c.isspace() or ord(c) < 0x20 for c in url):
-        raise InvalidRequest(
-            f"{param} must not contain whitespace", code="url_invalid", param=param
-        )
-    return host
 
 
 def _metadata(body: Mapping[str, object]) -> dict[str, str]:
@@ -348,20 +275,6 @@ def _metadata(body: Mapping[str, object]) -> dict[str, str]:
             )
         out[str(key)] = item
     return out
-
-
-def _json_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return "null"
 
 
 def _num(value: float) -> str:

@@ -7,6 +7,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from vidrouter.domain.controls import Controls
+
 JsonScalar = str | int | float | bool | None
 JobData = dict[str, JsonScalar]
 
@@ -96,3 +98,5 @@ class Generation:
     # The request's routing policy as JSON (domain/routing.py `RoutingPolicy.to_json`);
     # None: the default policy.
     routing: dict[str, Any] | None = None
+    # What it asked beyond the seed's fields, its model's defaults filled in (issue 13).
+    controls: Controls = field(default_factory=Controls)

@@ -29,6 +29,7 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "duration": _number(g.duration),
         "aspect_ratio": g.aspect_ratio,
         "image_url": shown_image_url(g.image_url),
+        **controls_object(g),
         "webhook_url": g.webhook_url,
         "progress": g.progress,
         "video_url": video_url,
@@ -55,6 +56,20 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "created_at": isoformat(g.created_at),
         "started_at": isoformat(g.started_at),
         "completed_at": isoformat(g.completed_at),
+    }
+
+
+def controls_object(g: Generation) -> dict[str, Any]:
+    """The six controls as shown (issue 13): what it asked, its model's defaults filled in
+    (`resolution` and `generate_audio`), null where it asked nothing."""
+    c = g.controls
+    return {
+        "resolution": c.resolution,
+        "generate_audio": c.generate_audio,
+        "negative_prompt": c.negative_prompt,
+        "seed": c.seed,
+        "end_image_url": shown_image_url(c.end_image_url),
+        "enhance_prompt": c.enhance_prompt,
     }
 
 
@@ -91,13 +106,24 @@ def model_object(m: ListedModel, *, with_object: bool, status: str = "available"
         "type": spec.type,
         "max_duration": _number(m.max_duration),
         "aspect_ratios": list(m.aspect_ratios),
-        "pricing": {"per_second": m.price_per_second, "currency": CURRENCY},
+        "pricing": {
+            "per_second": m.price_per_second,
+            "currency": CURRENCY,
+            "variants": [v.to_json() for v in m.variants],
+        },
         "capabilities": list(spec.capabilities),
         "default_duration": _number(m.default_duration),
         "status": status,
+        "resolutions": list(m.resolutions),
+        "audio": m.audio,
+        "supports": list(m.supports),
     }
     if m.durations is not None:
         out["durations"] = [_number(d) for d in m.durations]
+    if m.durations_by_resolution:
+        out["durations_by_resolution"] = {
+            r: [_number(d) for d in allowed] for r, allowed in m.durations_by_resolution.items()
+        }
     if with_object:
         out["object"] = "model"
     return out
@@ -110,6 +136,7 @@ def route_object(route: Route, state: str, stats: RouteStats) -> dict[str, Any]:
     return {
         "provider": route.provider,
         "price_per_second": route.price_per_second,
+        "variants": [v.to_json() for v in route.variants],
         "state": state,
         "success_rate": round(rate, 4) if rate is not None else None,
         "p50_seconds": _rounded(stats.p50_seconds),

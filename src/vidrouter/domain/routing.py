@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vidrouter.domain.catalog import Catalog, ListedModel, Route
+from vidrouter.domain.controls import Controls
 from vidrouter.domain.errors import InvalidRequest
 
 SORTS = ("price", "speed", "reliability")
@@ -30,13 +31,15 @@ class RoutingPolicy:
     max_price_per_second: float | None = None
     allow_fallbacks: bool = True
 
-    def allows(self, route: Route) -> bool:
+    def allows(self, route: Route, controls: Controls | None = None) -> bool:
+        """`controls`: what the generation asks, whose configuration's price is compared
+        with `max_price_per_second` (the route's default price without)."""
         if self.only is not None and route.provider not in self.only:
             return False
         if route.provider in self.ignore:
             return False
         return self.max_price_per_second is None or (
-            route.price_per_second <= self.max_price_per_second + 1e-12
+            price_of(route, controls) <= self.max_price_per_second + 1e-12
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +67,13 @@ class RoutingPolicy:
 
 
 DEFAULT_POLICY = RoutingPolicy()
+
+
+def price_of(route: Route, controls: Controls | None) -> float:
+    """USD per second on `route` of the configuration `controls` ask for."""
+    if controls is None:
+        return route.price_per_second
+    return route.price_for(controls.resolution, controls.generate_audio)
 
 
 # --- live stats -------------------------------------------------------------------------------
@@ -120,27 +130,36 @@ def percentile(ordered: Sequence[float], q: float) -> float | None:
 
 
 def order_routes(
-    routes: Sequence[Route], policy: RoutingPolicy, stats: Mapping[str, RouteStats]
+    routes: Sequence[Route],
+    policy: RoutingPolicy,
+    stats: Mapping[str, RouteStats],
+    controls: Controls | None = None,
+    duration: float | None = None,
 ) -> list[Route]:
-    """The routes the policy allows, in the order to try them. `routes` come in the
+    """The routes the policy allows and that honour `controls` (at `duration`; issue 13),
+    in the order to try them. `routes` come in the
     operator's order (priority, then price), which is the `price` sort itself. `speed` puts
     routes by observed p50 first, `reliability` by success rate; routes with no history
     follow those with some; price (then the operator's order) breaks ties. Breakers are
     not looked at here: the router skips open routes, and a half-open one first in line
     gets its probe."""
-    allowed = [(i, r) for i, r in enumerate(routes) if policy.allows(r)]
+    allowed = [
+        (i, r)
+        for i, r in enumerate(routes)
+        if policy.allows(r, controls) and (controls is None or r.honours(controls, duration))
+    ]
     if policy.sort == "speed":
 
         def speed(p: tuple[int, Route]) -> tuple[bool, float, float, int]:
             p50 = stats.get(p[1].key, NO_STATS).p50_seconds
-            return (p50 is None, p50 or 0.0, p[1].price_per_second, p[0])
+            return (p50 is None, p50 or 0.0, price_of(p[1], controls), p[0])
 
         allowed.sort(key=speed)
     elif policy.sort == "reliability":
 
         def reliability(p: tuple[int, Route]) -> tuple[bool, float, float, int]:
             rate = stats.get(p[1].key, NO_STATS).success_rate
-            return (rate is None, -(rate or 0.0), p[1].price_per_second, p[0])
+            return (rate is None, -(rate or 0.0), price_of(p[1], controls), p[0])
 
         allowed.sort(key=reliability)
     return [r for _, r in allowed]
@@ -157,7 +176,10 @@ def known_providers(catalog: Catalog) -> frozenset[str]:
 
 
 def parse_routing(
-    value: object, model: ListedModel, known_providers: Collection[str]
+    value: object,
+    model: ListedModel,
+    known_providers: Collection[str],
+    controls: Controls | None = None,
 ) -> RoutingPolicy | None:
     """The `routing` object of a create request, checked against the model's usable routes
     (None when absent). A provider name we do not know, or a policy that leaves the model no
@@ -209,7 +231,7 @@ def parse_routing(
         max_price_per_second=float(price) if price is not None else None,
         allow_fallbacks=fallbacks,
     )
-    _check_leaves_a_route(policy, model)
+    _check_leaves_a_route(policy, model, controls)
     return policy
 
 
@@ -238,7 +260,9 @@ def _providers(
     return tuple(dict.fromkeys(items))
 
 
-def _check_leaves_a_route(policy: RoutingPolicy, model: ListedModel) -> None:
+def _check_leaves_a_route(
+    policy: RoutingPolicy, model: ListedModel, controls: Controls | None
+) -> None:
     """Apply the filters one by one: the first that leaves nothing is the param named."""
     routes = list(model.routes)
     steps: list[tuple[str, RoutingPolicy]] = [
@@ -250,10 +274,10 @@ def _check_leaves_a_route(policy: RoutingPolicy, model: ListedModel) -> None:
         ),
     ]
     for param, step in steps:
-        routes = [r for r in routes if step.allows(r)]
+        routes = [r for r in routes if step.allows(r, controls)]
         if not routes:
             hosts = ", ".join(
-                sorted({f"{r.provider} ({r.price_per_second:g}/s)" for r in model.routes})
+                sorted({f"{r.provider} ({price_of(r, controls):g}/s)" for r in model.routes})
             )
             raise InvalidRequest(
                 f"{param} leaves model {model.id} no route; its routes here: {hosts}",

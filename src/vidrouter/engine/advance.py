@@ -112,6 +112,12 @@ class Advancer:
             return self._storage_wait(g, str(exc))
         return self.fail(g, "internal_error", f"generation in unexpected step {g.step}")
 
+    async def _input(self, url: str | None, name: str) -> str | None:
+        """An input image as providers get it (engine/inputs.py), kept under `name`."""
+        if url is None or self._inputs is None:
+            return url
+        return await self._inputs.for_provider(name, url, self._clock())
+
     def _storage_wait(self, g: Generation, reason: str) -> Outcome:
         log.warning("generation_storage_wait", extra={"generation_id": g.id, "error": reason[:300]})
         return Outcome(t.storage_wait(g, self._clock()))
@@ -119,14 +125,17 @@ class Advancer:
     # --- submit -----------------------------------------------------------------------------
 
     async def _submit(self, g: Generation) -> Outcome:
-        image_url = g.image_url
-        if image_url is not None and self._inputs is not None:
+        images: dict[str, str | None] = {}
+        for param, url, name in (
+            ("image_url", g.image_url, g.id),
+            ("end_image_url", g.controls.end_image_url, f"{g.id}-end"),
+        ):
             try:
-                image_url = await self._inputs.for_provider(g.id, image_url, self._clock())
+                images[param] = await self._input(url, name)
             except ProviderError as exc:
                 # The user's image, not a route, failed: no circuit counts it.
                 if not exc.is_retryable or g.tries + 1 >= t.MAX_TRIES:
-                    return self.fail(g, "invalid_input", f"image_url: {exc.message}", exc)
+                    return self.fail(g, "invalid_input", f"{param}: {exc.message}", exc)
                 now = self._clock()
                 delay = self._scaled(retry_delay(g.tries, None))
                 return Outcome(t.unleased(g, now, now + delay, tries=g.tries + 1))
@@ -146,9 +155,10 @@ class Advancer:
             prompt=g.prompt,
             duration=g.duration,
             aspect_ratio=g.aspect_ratio,
-            image_url=image_url,
+            image_url=images["image_url"],
             options=route.options,
             callback_url=self._callback_url(g.id),
+            controls=replace(g.controls, end_image_url=images["end_image_url"]),
         )
         try:
             with self._observer.provider_call(route.key, "submit"):
@@ -263,7 +273,9 @@ class Advancer:
             video_width=info.width,
             video_height=info.height,
             billed_seconds=billed,
-            cost_amount=round(billed * route.price_per_second, 6),
+            cost_amount=round(
+                billed * route.price_for(g.controls.resolution, g.controls.generate_audio), 6
+            ),
             cost_currency="USD",
             tries=0,
             attempts=(*g.attempts, Attempt(route.key, job.id, "completed", now)),

@@ -2,7 +2,8 @@
 
 The routes of a model come ordered by the generation's routing policy (domain/routing.py:
 by default the operator's priority, then price; or by observed speed or reliability), with
-the routes the policy excludes left out. For one generation, routes that already failed it
+the routes the policy excludes, and those that cannot make what the generation asks (its
+controls: `Route.honours`), left out. For one generation, routes that already failed it
 (or hung) come last, so a retryable failure fails over to the next host; a generation routed
 with `allow_fallbacks: false` stays on the first route it was sent to. A route is skipped
 while its circuit is open or its provider account runs as many jobs as its cap allows; when
@@ -125,7 +126,9 @@ class Router:
     async def _candidates(self, g: Generation, listed: ListedModel) -> list[Route]:
         """The routes the generation's policy allows, in the order to try them."""
         policy = RoutingPolicy.from_json(g.routing)
-        ordered = order_routes(listed.routes, policy, await self._circuits.stats())
+        ordered = order_routes(
+            listed.routes, policy, await self._circuits.stats(), g.controls, g.duration
+        )
         if not policy.allow_fallbacks and g.attempts:
             first = g.attempts[0].route
             return [r for r in ordered if r.key == first]
@@ -148,7 +151,10 @@ class Router:
         return [
             r
             for r in listed.routes
-            if policy.allows(r) and r.key not in failed and r.key != leaving
+            if policy.allows(r, g.controls)
+            and r.honours(g.controls, g.duration)
+            and r.key not in failed
+            and r.key != leaving
         ]
 
     async def room_to_move(

@@ -176,6 +176,24 @@ def json_object(response: httpx.Response) -> dict[str, Any]:
     return body
 
 
+async def get_job(
+    client: httpx.AsyncClient,
+    path: str,
+    *,
+    lost: Callable[[ProviderError], ProviderError],
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """GET a job's JSON object. A 404 there means the provider no longer has the job:
+    `lost` turns it into what that is for this provider (a failed job, usually)."""
+    try:
+        response = await send(client, "GET", path, **kwargs)
+    except ProviderError as exc:
+        if exc.status_code != 404:
+            raise
+        raise lost(exc) from exc
+    return json_object(response)
+
+
 def stored_url(job: ProviderJob, key: str = "video_url") -> str | None:
     """The result URL a poll kept in the job's data, if it did."""
     value = job.data.get(key)

@@ -18,12 +18,13 @@ from typing import ClassVar
 from vidrouter.domain.errors import StorageUnavailable, is_storage_error
 from vidrouter.providers import base
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
-from vidrouter.providers.local_render import RESOLUTIONS, RenderResult, RenderSpec, render_video
+from vidrouter.providers.local_render import FRAME_SIZES, RenderResult, RenderSpec, render_video
 
 log = logging.getLogger(__name__)
 
 # A render whose progress file has not been touched for this long is presumed dead.
 _STALE_SECONDS = 6.0
+DEFAULT_RESOLUTION = "720p"
 
 
 class LocalProvider:
@@ -40,27 +41,35 @@ class LocalProvider:
         return self._dir / f"{job_id}.mp4", self._dir / f"{job_id}.progress"
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
-        if request.aspect_ratio not in RESOLUTIONS:
-            raise base.InvalidInput(f"aspect ratio {request.aspect_ratio} is not supported")
+        resolution = request.controls.resolution or DEFAULT_RESOLUTION
+        if request.aspect_ratio not in FRAME_SIZES.get(resolution, {}):
+            raise base.InvalidInput(
+                f"aspect ratio {request.aspect_ratio} at {resolution} is not supported"
+            )
         job = base.ProviderJob(
             id=f"local_{request.generation_id}",
             data={
                 "prompt": request.prompt,
                 "duration": request.duration,
                 "aspect_ratio": request.aspect_ratio,
+                "resolution": resolution,
+                "seed": request.controls.seed,  # None: the look follows the job id
             },
         )
         self._start(job)
         return job
 
     def _start(self, job: base.ProviderJob) -> None:
-        width, height = RESOLUTIONS[str(job.data["aspect_ratio"])]
+        # Jobs submitted before resolutions and seeds were asked for have neither.
+        sizes = FRAME_SIZES[str(job.data.get("resolution") or DEFAULT_RESOLUTION)]
+        width, height = sizes[str(job.data["aspect_ratio"])]
+        seed = job.data.get("seed")
         spec = RenderSpec(
             prompt=str(job.data["prompt"]),
             duration=float(job.data["duration"] or 0),
             width=width,
             height=height,
-            seed=zlib.crc32(job.id.encode()),
+            seed=seed if isinstance(seed, int) else zlib.crc32(job.id.encode()),
         )
         out, progress = self._paths(job.id)
         self._dir.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import Row
 
+from vidrouter.domain.controls import Controls
 from vidrouter.domain.generation import Attempt, Generation, GenerationError, Status, Step
 
 
@@ -50,6 +51,8 @@ def columns(g: Generation) -> dict[str, Any]:
         "lease_owner": g.lease_owner,
         "lease_until": g.lease_until,
         "routing": g.routing,
+        "controls": g.controls.to_json(),
+        "resolution": g.controls.resolution,
     }
 
 
@@ -114,4 +117,5 @@ def generation_from_row(row: Row[Any]) -> Generation:
         lease_owner=m["lease_owner"],
         lease_until=m["lease_until"],
         routing=m["routing"],
+        controls=Controls.from_json(m["controls"]),
     )

@@ -103,6 +103,11 @@ generations = Table(
     Column("deleted_at", UTCDateTime(), nullable=True),
     # The request's routing policy (domain/routing.py); NULL: the default policy.
     Column("routing", JSONText, nullable=True),
+    # What it asked beyond the seed's fields, its model's defaults filled in
+    # (domain/controls.py); NULL on generations made before issue 13 (migration 0008).
+    Column("controls", JSONText, nullable=True),
+    # controls.resolution again, for grouping usage by it (migration 0008).
+    Column("resolution", String(16), nullable=True),
     # Work is found through this partial index only: terminal rows have no next_attempt_at.
     Index(
         "ix_generations_due",

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from vidrouter.domain.clock import Clock, isoformat
 from vidrouter.domain.create_request import CreateRequest
 from vidrouter.domain.errors import RequestError
+from vidrouter.domain.routing import DEFAULT_POLICY, order_routes, price_of
 from vidrouter.store.budgets import Budget, BudgetStore, Period, budgets, spend
 from vidrouter.store.generations import InsertGuard
 from vidrouter.store.keys import ApiKey
@@ -62,14 +63,13 @@ def period_end(period: Period, now: datetime) -> datetime | None:
 
 
 def estimated_cost(req: CreateRequest) -> float:
-    """Requested seconds x the price of the route it would be billed at now: the model's
-    first usable route (its `pricing.per_second`), or the first its routing policy allows."""
-    price = req.model.price_per_second
-    if req.routing is not None:
-        allowed = [r for r in req.model.routes if req.routing.allows(r)]
-        if allowed:
-            price = allowed[0].price_per_second
-    return round(req.duration * price, 6)
+    """Requested seconds x the price of the configuration asked for (resolution, audio) on
+    the route it would be billed at now: the model's first usable route that its routing
+    policy allows and that honours its controls."""
+    policy = req.routing or DEFAULT_POLICY
+    routes = order_routes(req.model.routes, policy, {}, req.controls, req.duration)
+    route = routes[0] if routes else req.model.routes[0]
+    return round(req.duration * price_of(route, req.controls), 6)
 
 
 def remember_key(state: MutableMapping[str, Any], key: ApiKey) -> None:

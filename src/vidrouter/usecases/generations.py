@@ -128,6 +128,7 @@ class Generations:
             deadline_at=now + self._policy.deadline,
             estimated_cost=estimated_cost(req),
             routing=req.routing.to_json() if req.routing is not None else None,
+            controls=req.controls,
         )
         guard = self._budgets.guard(key, g.estimated_cost or 0.0) if self._budgets else None
         if idempotency_key is None:

@@ -20,7 +20,9 @@ already serves is a catalog edit (see docs/providers/fal.md):
     duration_format    "string" ("5", the default), "integer" (5), "seconds" ("5s"), "omit"
     aspect_ratio_field "aspect_ratio"; "" when the model takes none
     i2v_aspect_ratio   false: no aspect ratio with an image (the image decides the shape)
-    input.<field>      a fixed input sent as is, e.g. "input.resolution" = "720p"
+    input.<field>      a fixed input sent as is, e.g. "input.cfg_scale" = 0.5
+    field.<control>    the app's field for one of our controls, e.g. "field.end_image_url" =
+                       "tail_image_url"; "values.<control>" respells values (controls_fields)
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import httpx
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.controls_fields import control_inputs, field_name
 from vidrouter.providers.fal import errors
 from vidrouter.providers.images import decode_data_uri
 
@@ -195,6 +198,11 @@ def _input(request: base.ProviderRequest) -> tuple[str, dict[str, Any], int]:
     for key, value in options.items():
         if key.startswith("input.") and len(key) > len("input."):
             body[key[len("input.") :]] = value
+    # The user's controls win over a route's fixed inputs of the same name.
+    body.update(control_inputs(options, request.controls))
+    end_field = field_name(options, "end_image_url")
+    if end_field is not None and end_field in body:
+        body[end_field] = _image(str(body[end_field]), "end_image_url")
     return app, body, seconds
 
 
@@ -203,14 +211,14 @@ def _option(options: Mapping[str, JsonScalar], name: str, default: str) -> str:
     return value if isinstance(value, str) else default
 
 
-def _image(url: str) -> str:
+def _image(url: str, param: str = "image_url") -> str:
     """fal's runners fetch image URLs themselves; a data: URI is checked and sent inline."""
     if url.startswith("data:"):
         decode_data_uri(url)  # raises InvalidInput for what no model can read
         return url
     if url.startswith(("https://", "http://")):
         return url
-    raise base.InvalidInput("image_url must be an http(s) URL or a data: URI")
+    raise base.InvalidInput(f"{param} must be an http(s) URL or a data: URI")
 
 
 def _requests_path(app: str, request_id: str) -> str:

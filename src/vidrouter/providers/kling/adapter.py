@@ -38,8 +38,20 @@ TOKEN_REFRESH_MARGIN = 300  # sign a new token this long before the old one expi
 MAX_IMAGE_BYTES = 10 * 1024 * 1024  # Kling: "File size: <=10MB"
 MAX_SUBMITS = 8  # tasks per generation: external_task_id, then "-2", "-3"... after failures
 
-# Route options passed through to Kling when the catalog sets them.
+# Route options passed through to Kling when the catalog sets them (an operator's catalog;
+# the request's controls win over `mode`, `sound` and `negative_prompt`).
 _PASSTHROUGH_OPTIONS = ("mode", "sound", "cfg_scale", "negative_prompt")
+# Our resolution -> Kling's `mode`: std renders 720p, pro 1080p on every model we route
+# (capability map of Kling's API reference, 2026-11-23). Without a resolution: pro, the
+# default of every Kling model in our catalog.
+MODES = {"720p": "std", "1080p": "pro"}
+DEFAULT_MODE = "pro"
+SINGLE_TIER = frozenset({"kling-v2-master", "kling-v2-1-master"})  # no `mode`: one tier
+SOUND_MODELS = frozenset({"kling-v2-6", "kling-v3"})  # the models that take `sound`
+# Models that take an end frame (`image_tail`) in pro mode only; kling-v2-6 only silent.
+TAIL_PRO_ONLY = frozenset(
+    {"kling-v1-5", "kling-v1-6", "kling-v2-1", "kling-v2-5-turbo", "kling-v2-6"}
+)
 
 _STATES = {
     "submitted": base.JobState.QUEUED,
@@ -200,6 +212,7 @@ def _payload(request: base.ProviderRequest, kind: str) -> dict[str, Any]:
         value = request.options.get(name)
         if value is not None:
             payload[name] = value
+    payload.update(_controls(request))
     if kind == "image2video":
         assert request.image_url is not None
         payload["image"] = _image_field(request.image_url)
@@ -208,6 +221,29 @@ def _payload(request: base.ProviderRequest, kind: str) -> dict[str, Any]:
     if request.callback_url:
         payload["callback_url"] = request.callback_url
     return payload
+
+
+def _controls(request: base.ProviderRequest) -> dict[str, Any]:
+    """The request's controls in Kling's fields: `mode`, `sound`, `negative_prompt`,
+    `image_tail` (Kling has no seed and no prompt rewriting)."""
+    controls, model = request.controls, request.model
+    fields: dict[str, Any] = {}
+    if model not in SINGLE_TIER:
+        mode = MODES.get(controls.resolution or "") or request.options.get("mode")
+        fields["mode"] = mode or DEFAULT_MODE
+    if model in SOUND_MODELS:
+        fields["sound"] = "on" if controls.generate_audio else "off"
+    if controls.negative_prompt is not None:
+        fields["negative_prompt"] = controls.negative_prompt
+    if controls.end_image_url is not None:
+        # Kling would refuse these with a bare 1201; refusing first says why (the catalog
+        # cannot declare a control allowed at one mode or sound setting only).
+        if model in TAIL_PRO_ONLY and fields.get("mode") != "pro":
+            raise base.InvalidInput(f"Kling takes an end frame on {model} at 1080p (pro) only")
+        if model == "kling-v2-6" and fields.get("sound") == "on":
+            raise base.InvalidInput("Kling takes an end frame on kling-v2-6 without sound only")
+        fields["image_tail"] = _image_field(controls.end_image_url)
+    return fields
 
 
 def _image_field(image_url: str) -> str:

@@ -131,28 +131,34 @@ _STATES = {
 
 
 def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
-    resolution = request.options.get("resolution", DEFAULT_RESOLUTION)
     body: dict[str, Any] = {
         "generation_type": "video",
         "model": request.model,
         "prompt": request.prompt,
         "aspect_ratio": request.aspect_ratio,
         "duration": f"{_seconds(request.duration)}s",
-        "resolution": str(resolution),
+        "resolution": request.controls.resolution or DEFAULT_RESOLUTION,
     }
     loop = request.options.get("loop")
     if isinstance(loop, bool):
         body["loop"] = loop
-    if request.image_url is not None:
-        if not request.image_url.startswith(("https://", "http://")):
-            raise base.InvalidInput(
-                "Luma needs an http(s) image URL (it fetches the image itself); "
-                "data: URIs are not supported on this route"
-            )
-        body["keyframes"] = {"frame0": {"type": "image", "url": request.image_url}}
+    # The start and end frames; Ray 2 makes no audio and takes no seed or negative prompt.
+    frames = {"frame0": request.image_url, "frame1": request.controls.end_image_url}
+    keyframes = {name: _image_frame(url) for name, url in frames.items() if url is not None}
+    if keyframes:
+        body["keyframes"] = keyframes
     if request.callback_url is not None:
         body["callback_url"] = request.callback_url
     return body
+
+
+def _image_frame(url: str) -> dict[str, str]:
+    if not url.startswith(("https://", "http://")):
+        raise base.InvalidInput(
+            "Luma needs an http(s) image URL (it fetches the image itself); "
+            "data: URIs are not supported on this route"
+        )
+    return {"type": "image", "url": url}
 
 
 def _seconds(duration: float) -> int:

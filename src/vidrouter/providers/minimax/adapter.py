@@ -37,6 +37,8 @@ RETRIEVE_PATH = "/v1/files/retrieve"
 REQUEST_ID_HEADER = errors.REQUEST_ID_HEADER
 DURATIONS = (6, 10)
 DEFAULT_RESOLUTION = "768P"
+# Our resolution -> MiniMax's (768P is MiniMax's own tier, 1366x768: not 720p).
+RESOLUTIONS = {"768p": "768P", "1080p": "1080P"}
 MAX_PROMPT_CHARS = 2000
 # Models that only animate a first frame (MiniMax refuses them a text-only request).
 IMAGE_ONLY_MODELS = frozenset(
@@ -60,8 +62,11 @@ class MinimaxProvider:
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = _create_body(request)
+        end_frame = request.controls.end_image_url  # MiniMax-Hailuo-02 only (the catalog's)
         if request.image_url is not None:
-            body["first_frame_image"] = await self._first_frame(request.image_url)
+            body["first_frame_image"] = await self._frame(request.image_url)
+            if end_frame is not None:
+                body["last_frame_image"] = await self._frame(end_frame)
         elif request.model in IMAGE_ONLY_MODELS:
             raise base.InvalidInput(
                 f"{request.model} only animates an image: image_url is required"
@@ -76,7 +81,7 @@ class MinimaxProvider:
         }
         return base.ProviderJob(str(task_id), data, response.headers.get(REQUEST_ID_HEADER))
 
-    async def _first_frame(self, image_url: str) -> str:
+    async def _frame(self, image_url: str) -> str:
         """The image as MiniMax takes it, checked against its limits before anything is sent."""
         if image_url.startswith("data:"):
             data, _ = decode_data_uri(image_url)
@@ -175,7 +180,9 @@ def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
         raise base.InvalidInput(
             f"MiniMax makes videos of {' or '.join(map(str, DURATIONS))} seconds"
         )
-    resolution = str(request.options.get("resolution") or DEFAULT_RESOLUTION).upper()
+    controls = request.controls
+    chosen = RESOLUTIONS.get(controls.resolution or "") or request.options.get("resolution")
+    resolution = str(chosen or DEFAULT_RESOLUTION).upper()
     if resolution == "1080P" and duration != 6:
         raise base.InvalidInput("MiniMax makes 1080P videos of 6 seconds only")
     if len(request.prompt) > MAX_PROMPT_CHARS:
@@ -188,8 +195,13 @@ def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
         "prompt": request.prompt,
         "duration": duration,
         "resolution": resolution,
-        "prompt_optimizer": bool(request.options.get("prompt_optimizer", True)),
     }
+    # MiniMax rewrites the prompt unless told not to: say so only when someone chose.
+    optimizer: object = controls.enhance_prompt
+    if optimizer is None:
+        optimizer = request.options.get("prompt_optimizer")
+    if isinstance(optimizer, bool):
+        body["prompt_optimizer"] = optimizer
     # callback_url is not sent: MiniMax first POSTs a `challenge` that must be echoed within
     # 3 s, which nothing on our side answers; we poll instead.
     return body

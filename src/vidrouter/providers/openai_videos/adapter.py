@@ -7,8 +7,9 @@ upstream in its options,
     base_url = "https://gateway.example/v1"   # the prefix in front of /videos
     api_key_env = "MY_GATEWAY_KEY"            # the variable holding its Bearer key
 
-and may add `sizes = "16:9=1280x720,9:16=720x1280,1:1=1024x1024"` (our aspect ratio to the
-upstream's `size`, over the two defaults), `request_format = "multipart"|"json"`,
+and may add `sizes = "16:9=1280x720,9:16@1080p=1080x1920,1:1=1024x1024"` (our aspect ratio,
+at one resolution or at all, to the upstream's `size`, over the defaults: 720p and 1080p in
+16:9 and 9:16), `request_format = "multipart"|"json"`,
 `fit_image = true|false` and `timeout_seconds`. A job keeps `base_url` and `api_key_env` in
 its data (never the key itself), so its polls and its download go to the same upstream with
 the key as it is at that moment.
@@ -47,7 +48,16 @@ log = logging.getLogger(__name__)
 
 NAME = "openai_videos"
 REQUEST_ID_HEADER = "x-request-id"
-DEFAULT_SIZES = {"16:9": "1280x720", "9:16": "720x1280"}
+# `size` carries both the resolution and the aspect ratio: Sora's 720p sizes and the 1080p
+# ones Sora 2 Pro took late in its life. A bare ratio is the size when no resolution is asked.
+DEFAULT_SIZES = {
+    "16:9": "1280x720",
+    "9:16": "720x1280",
+    "16:9@720p": "1280x720",
+    "9:16@720p": "720x1280",
+    "16:9@1080p": "1920x1080",
+    "9:16@1080p": "1080x1920",
+}
 _SIZE = re.compile(r"^(\d{2,5})x(\d{2,5})$")
 
 # OpenAI's own vocabulary first; the rest are spellings seen at resellers of the format.
@@ -114,7 +124,8 @@ class OpenAIVideosProvider:
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         upstream = Upstream.of(request.options)
         headers = {**self._auth(upstream), "X-Client-Request-Id": request.generation_id}
-        size = size_for(request.aspect_ratio, request.options)
+        # The upstream format has no other control: a route declares none in `supports`.
+        size = size_for(request.aspect_ratio, request.options, request.controls.resolution)
         fields = {
             "model": request.model,
             "prompt": request.prompt,
@@ -209,23 +220,36 @@ class OpenAIVideosProvider:
 # --- our request onto theirs ----------------------------------------------------------------
 
 
-def size_for(aspect_ratio: str, options: Mapping[str, JsonScalar]) -> str:
-    sizes = dict(DEFAULT_SIZES)
-    raw = options.get("sizes")
-    if raw is not None:
-        if not isinstance(raw, str):
-            raise base.AccountRefused(
-                f'{NAME} route option sizes must read like "16:9=1280x720,..."'
-            )
-        for entry in filter(None, (part.strip() for part in raw.split(","))):
-            ratio, _, size = (s.strip() for s in entry.partition("="))
-            if not ratio or not _SIZE.match(size):
-                raise base.AccountRefused(f"{NAME} route option sizes: bad entry {entry!r}")
-            sizes[ratio] = size
-    chosen = sizes.get(aspect_ratio)
+def size_for(
+    aspect_ratio: str, options: Mapping[str, JsonScalar], resolution: str | None = None
+) -> str:
+    """The `size` for this ratio at this resolution: the operator's `ratio@resolution`, then
+    their bare `ratio` (their one size for it), then ours."""
+    operator = _operator_sizes(options)
+    if resolution is None:
+        chosen = operator.get(aspect_ratio) or DEFAULT_SIZES.get(aspect_ratio)
+    else:
+        at = f"{aspect_ratio}@{resolution}"
+        chosen = operator.get(at) or operator.get(aspect_ratio) or DEFAULT_SIZES.get(at)
     if chosen is None:
-        raise base.InvalidInput(f"aspect ratio {aspect_ratio} has no size on this upstream")
+        at = f" at {resolution}" if resolution else ""
+        raise base.InvalidInput(f"aspect ratio {aspect_ratio}{at} has no size on this upstream")
     return chosen
+
+
+def _operator_sizes(options: Mapping[str, JsonScalar]) -> dict[str, str]:
+    raw = options.get("sizes")
+    if raw is None:
+        return {}
+    if not isinstance(raw, str):
+        raise base.AccountRefused(f'{NAME} route option sizes must read like "16:9=1280x720,..."')
+    sizes = {}
+    for entry in filter(None, (part.strip() for part in raw.split(","))):
+        ratio, _, size = (s.strip() for s in entry.partition("="))
+        if not ratio or not _SIZE.match(size):
+            raise base.AccountRefused(f"{NAME} route option sizes: bad entry {entry!r}")
+        sizes[ratio] = size
+    return sizes
 
 
 def seconds_for(duration: float) -> str:

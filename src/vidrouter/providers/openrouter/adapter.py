@@ -11,14 +11,19 @@
                                 supported_resolutions, ..., pricing_skus}]}
 
 (paths under `https://openrouter.ai/api`; `VIDROUTER_OPENROUTER_BASE_URL` replaces that.)
-OpenRouter normalises the request for every model, so a catalog route names only what varies
-by model, in its options: `resolution`, `generate_audio`, `image_as` ("first_frame", the
-default, or "reference"), `send_aspect_ratio` (default true) and `provider_options` (a JSON
-object string passed through as `provider.options`). There is no cancel endpoint.
+OpenRouter normalises `resolution` ("4K" in capitals), `generate_audio`, `seed` and the last
+frame (`frame_images` entry `last_frame`) for every model; the rest of our controls go to
+the upstream through `provider.options.<slug>`, under names a route declares
+(`"field.negative_prompt" = "provider.options.alibaba.negative_prompt"`; an empty name: not
+sent, for a model without that input): providers/controls_fields.py. Other route options:
+`image_as` ("first_frame", the default, or "reference"), `send_aspect_ratio` (default true),
+`provider_options` (a JSON object string passed through as `provider.options`) and, where a
+request carries no controls, `resolution` and `generate_audio`. No cancel endpoint exists.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -29,9 +34,11 @@ from urllib.parse import quote
 
 import httpx
 
+from vidrouter.domain.controls import Controls
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.controls_fields import control_inputs, merge
 from vidrouter.providers.images import decode_data_uri, to_data_uri
 from vidrouter.providers.openrouter import errors
 
@@ -42,6 +49,9 @@ CREDENTIAL = "OPENROUTER_API_KEY"
 DEFAULT_BASE_URL = "https://openrouter.ai/api"
 TITLE = "vidrouter"
 OUR_RATIOS = ("16:9", "9:16", "1:1")
+# The controls OpenRouter normalises for every model, and how it spells our values.
+FIELDS = {"resolution": "resolution", "generate_audio": "generate_audio", "seed": "seed"}
+VALUES = {"resolution": "4k=4K"}
 _STATES = {
     "pending": base.JobState.QUEUED,
     "in_progress": base.JobState.RUNNING,
@@ -123,17 +133,14 @@ class OpenRouterProvider:
         if "generate_audio" in options:
             body["generate_audio"] = _flag(options, "generate_audio", False)
         if request.image_url:
-            # A URL (our content host's signed copy when it is public) OpenRouter fetches
-            # itself; a data: URI is checked (PNG or JPEG, at most 20 MiB) and sent inline.
-            url = request.image_url
-            if url.startswith("data:"):
-                url = to_data_uri(*decode_data_uri(url))
-            image: dict[str, Any] = {"type": "image_url", "image_url": {"url": url}}
             mode = options.get("image_as", "first_frame")
             if mode == "reference":
-                body["input_references"] = [image]
+                body["input_references"] = [_image_part(request.image_url)]
             elif mode == "first_frame":
-                body["frame_images"] = [{**image, "frame_type": "first_frame"}]
+                body["frame_images"] = [_frame(request.image_url, "first_frame")]
+                end = request.controls.end_image_url
+                if end:
+                    body["frame_images"].append(_frame(end, "last_frame"))
             else:
                 raise base.AccountRefused(
                     f'{NAME} route option image_as must be "first_frame" or "reference"'
@@ -143,7 +150,24 @@ class OpenRouterProvider:
         passthrough = options.get("provider_options")
         if passthrough is not None:
             body["provider"] = {"options": _json_object_option(passthrough)}
-        return body
+        # The end frame is a frame_images entry (above), never a field of its own.
+        return merge(body, control_inputs(options, _without_end(request), FIELDS, VALUES))
+
+
+def _image_part(url: str) -> dict[str, Any]:
+    """A URL (our content host's signed copy when it is public) OpenRouter fetches itself; a
+    data: URI is checked (PNG or JPEG, at most 20 MiB) and sent inline."""
+    if url.startswith("data:"):
+        url = to_data_uri(*decode_data_uri(url))
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _frame(url: str, frame_type: str) -> dict[str, Any]:
+    return {**_image_part(url), "frame_type": frame_type}
+
+
+def _without_end(request: base.ProviderRequest) -> Controls:
+    return dataclasses.replace(request.controls, end_image_url=None)
 
 
 def attribution_headers(public_url: str | None) -> dict[str, str]:

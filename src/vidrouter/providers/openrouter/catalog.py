@@ -8,6 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from vidrouter.domain.catalog import load_catalog
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig
@@ -112,4 +113,18 @@ async def published(config: AdapterConfig, wanted: Sequence[str]) -> list[base.P
     """What OpenRouter publishes now about `wanted`, priced as our catalog's routes ask."""
     async with http.client_for(config, attribution_headers(config.public_url)) as client:
         response = await http.send(client, "GET", "/v1/videos/models")
-    return published_from(http.json_object(response), wanted, config.route_options(NAME))
+    return published_from(http.json_object(response), wanted, _route_defaults(config))
+
+
+def _route_defaults(config: AdapterConfig) -> dict[str, Mapping[str, JsonScalar]]:
+    """Each route's default configuration (its first resolution, its default audio), which
+    its `price_per_second` is the price of; a route's own options say otherwise."""
+    out: dict[str, Mapping[str, JsonScalar]] = {}
+    for model in load_catalog(config.catalog).models:
+        for route in model.routes:
+            if route.provider == NAME and route.provider_model not in out:
+                default: dict[str, JsonScalar] = {"generate_audio": route.audio}
+                if route.resolutions:
+                    default["resolution"] = route.resolutions[0]
+                out[route.provider_model] = {**default, **route.options}
+    return out

@@ -22,8 +22,10 @@ docs/providers/replicate.md): `prompt_field`, `duration_field`, `aspect_ratio_fi
 `image_field` (an empty string: the model has no such input), `duration_format` ("int",
 "string" or "seconds" for "5s"), `aspect_ratio_map` ("16:9=1280*720,9:16=720*1280" for models
 that take a size), `i2v_model` (the model used when an image is given), fixed inputs
-`input.<name>` (`t2v_input.<name>` / `i2v_input.<name>` for one mode only), and any option
-prefixed `i2v_` overrides its plain form when an image is given.
+`input.<name>` (`t2v_input.<name>` / `i2v_input.<name>` for one mode only), any option
+prefixed `i2v_` overrides its plain form when an image is given, and the model's field for
+each of our controls, `field.<control>` (`"field.end_image_url" = "last_frame"`, with
+`values.<control>` where the model spells a value differently: providers/controls_fields.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from urllib.parse import urlsplit
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.controls_fields import control_inputs, field_name, pairs
 from vidrouter.providers.images import decode_data_uri
 from vidrouter.providers.replicate import errors
 
@@ -88,6 +91,9 @@ class ReplicateProvider:
             if field is None:
                 raise base.InvalidInput(f"Replicate model {model} takes no image on this route")
             inputs[field] = await self._image_value(request.image_url)
+        end_field = field_name(request.options, "end_image_url")
+        if end_field is not None and end_field in inputs:
+            inputs[end_field] = await self._image_value(str(inputs[end_field]), "end_image_url")
         path, body = _create_target(model)
         body["input"] = inputs
         if request.callback_url is not None:
@@ -153,17 +159,18 @@ class ReplicateProvider:
             ) from exc
         return http.json_object(response)
 
-    async def _image_value(self, url: str) -> str:
+    async def _image_value(self, url: str, param: str = "image_url") -> str:
         """What Replicate takes as a file input: a URL it fetches, a data URI, or the URL of
         a file uploaded to its files API (as the SDK does with local files)."""
         if url.startswith(("https://", "http://")):
             return url
         if not url.startswith("data:"):
-            raise base.InvalidInput("image_url must be an http(s) URL or a data: URI")
+            raise base.InvalidInput(f"{param} must be an http(s) URL or a data: URI")
         data, mime = decode_data_uri(url)
         if len(data) <= DATA_URI_LIMIT:
             return url
-        name = "first-frame.png" if mime == "image/png" else "first-frame.jpg"
+        stem = "last-frame" if param == "end_image_url" else "first-frame"
+        name = f"{stem}.png" if mime == "image/png" else f"{stem}.jpg"
         response = await http.send(
             self._client,
             "POST",
@@ -210,6 +217,8 @@ def route_input(request: base.ProviderRequest) -> tuple[str, dict[str, Any]]:
         for key, value in options.items():
             if key.startswith(prefix):
                 inputs[key[len(prefix) :]] = value
+    # The user's controls win over a route's fixed inputs of the same name.
+    inputs.update(control_inputs(options, request.controls))
     return model, inputs
 
 
@@ -231,13 +240,6 @@ def _duration(seconds: float, fmt: JsonScalar) -> int | str:
     if fmt == "seconds":
         return f"{whole}s"
     return whole
-
-
-def pairs(text: JsonScalar) -> dict[str, str]:
-    if not isinstance(text, str):
-        return {}
-    pairs = (item.partition("=") for item in text.split(",") if "=" in item)
-    return {key.strip(): value.strip() for key, _, value in pairs}
 
 
 def _create_target(model: str) -> tuple[str, dict[str, Any]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from vidrouter.providers import base, http, openapi
 from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.controls_fields import pairs
 from vidrouter.providers.openapi import mapping
 from vidrouter.providers.replicate import errors
 from vidrouter.providers.replicate.adapter import (
@@ -17,7 +18,6 @@ from vidrouter.providers.replicate.adapter import (
     OUR_RATIOS,
     TOKEN_ENV,
     Options,
-    pairs,
     route_field,
 )
 

@@ -97,6 +97,10 @@ class RunwayProvider:
                     provider_code="ratio_needs_image",
                 )
             path = "/v1/text_to_video"
+        # Gen-4.x have no resolution or audio field (the ratio is the pixel size; they are
+        # silent): of the controls only the seed travels.
+        if request.controls.seed is not None:
+            body["seed"] = request.controls.seed
         body.update(_route_extras(request.options))
         response = await self._send("POST", path, json=body)
         task_id = http.json_object(response).get("id")
@@ -182,11 +186,8 @@ def _check_prompt(prompt: str) -> None:
 
 
 def _route_extras(options: Mapping[str, object]) -> dict[str, Any]:
-    """Optional wire fields a catalog route may set: `seed`, `public_figure_threshold`."""
+    """Optional wire fields a catalog route may set: `public_figure_threshold`."""
     extras: dict[str, Any] = {}
-    seed = options.get("seed")
-    if isinstance(seed, int) and not isinstance(seed, bool):
-        extras["seed"] = seed
     threshold = options.get("public_figure_threshold")
     if isinstance(threshold, str):
         extras["contentModeration"] = {"publicFigureThreshold": threshold}

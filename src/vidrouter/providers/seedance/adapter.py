@@ -3,7 +3,8 @@
 Wire format (byteplus-python-sdk-v2 3.0.63, `byteplussdkarkruntime`; docs.byteplus.com
 ModelArk 1520757 "Video Generation API"): `POST /api/v3/contents/generations/tasks` with
 `{"model", "content": [{"type": "text", ...}, {"type": "image_url", "image_url": {"url"},
-"role": "first_frame"}], "ratio", "duration", "resolution", ...}` answers `{"id": "cgt-..."}`;
+"role": "first_frame"}, (the same with "role": "last_frame")], "ratio", "duration",
+"resolution", "seed", "generate_audio", ...}` answers `{"id": "cgt-..."}`;
 `GET .../tasks/{id}` reports `status` queued, running, succeeded, failed, cancelled or expired,
 `content.video_url` (a presigned URL kept 24 h), `usage.completion_tokens`, the `duration` it
 made and, on failure, `error: {code, message}`; `DELETE .../tasks/{id}` cancels a queued task
@@ -37,8 +38,12 @@ SERVER_REQUEST_ID_HEADER = "x-request-id"  # unconfirmed: Ark also quotes it in 
 # Ark expires a task that has not finished after this many seconds (documented range
 # 3600-259200, default 172800). One hour is the floor, and our own deadline sits just past it.
 EXPIRES_AFTER_SECONDS = 3600
-# Route options passed through to the create body as they are.
-BODY_OPTIONS = ("resolution", "generate_audio", "camera_fixed", "seed", "service_tier", "watermark")
+# Route options passed through to the create body as they are (the controls are not here:
+# `resolution`, `seed` and `generate_audio` come from the request's controls).
+BODY_OPTIONS = ("camera_fixed", "service_tier", "watermark")
+# Ark's 1.0 models make no sound: `generate_audio` is for 1.5 Pro and the 2.0 series (Ark
+# ignores it elsewhere), so a silent model's `false` is left out of the body.
+SILENT_MODELS = ("seedance-1-0-",)
 
 
 class SeedanceProvider:
@@ -116,16 +121,19 @@ class SeedanceProvider:
         await self._client.aclose()
 
     async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
+        controls = request.controls
         content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
-        if request.image_url is not None:
-            data, mime = await load_image(request.image_url, allow_private=self._allow_private)
-            content.append(
-                {
-                    "type": "image_url",
-                    "image_url": {"url": to_data_uri(data, mime)},
-                    "role": "first_frame",
-                }
-            )
+        frames = (("first_frame", request.image_url), ("last_frame", controls.end_image_url))
+        for role, url in frames:
+            if url is not None:
+                data, mime = await load_image(url, allow_private=self._allow_private)
+                content.append(
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": to_data_uri(data, mime)},
+                        "role": role,
+                    }
+                )
         body: dict[str, Any] = {
             "model": request.model,
             "content": content,
@@ -137,28 +145,31 @@ class SeedanceProvider:
         for key in BODY_OPTIONS:
             if key in request.options:
                 body[key] = request.options[key]
+        if controls.resolution is not None:
+            body["resolution"] = controls.resolution
+        if controls.seed is not None:
+            body["seed"] = controls.seed
+        audio = controls.generate_audio
+        if audio or (audio is False and not request.model.startswith(SILENT_MODELS)):
+            body["generate_audio"] = audio
         if request.callback_url is not None:
             body["callback_url"] = request.callback_url
         return body
 
     async def _get(self, job: base.ProviderJob) -> dict[str, Any]:
-        try:
-            response = await http.send(
-                self._client,
-                "GET",
-                TASK_PATH.format(id=job.id),
-                request_id_header=SERVER_REQUEST_ID_HEADER,
-                refine=errors.refine,
-            )
-        except base.ProviderError as exc:
-            if exc.status_code != 404:
-                raise
+        def lost(exc: base.ProviderError) -> base.ProviderError:
             # Cancelled tasks are deleted after 24 h; nothing else will bring it back.
             _, message = errors.parse(exc.response)
-            raise http.reclassify(
-                exc, base.JobFailed, f"Ark no longer knows task {job.id}: {message}"
-            ) from exc
-        return http.json_object(response)
+            text = f"Ark no longer knows task {job.id}: {message}"
+            return http.reclassify(exc, base.JobFailed, text)
+
+        return await http.get_job(
+            self._client,
+            TASK_PATH.format(id=job.id),
+            lost=lost,
+            request_id_header=SERVER_REQUEST_ID_HEADER,
+            refine=errors.refine,
+        )
 
 
 _STATES = {

@@ -1,8 +1,10 @@
 """Google Veo through the Gemini API (generativelanguage.googleapis.com).
 
     POST /v1beta/models/{model}:predictLongRunning      x-goog-api-key: <GEMINI_API_KEY>
-         {"instances": [{"prompt": ..., "image"?: {"bytesBase64Encoded": ..., "mimeType": ...}}],
-          "parameters": {"aspectRatio": "16:9", "durationSeconds": 8, "resolution": "720p", ...}}
+         {"instances": [{"prompt": ..., "image"?: {"bytesBase64Encoded": ..., "mimeType": ...},
+                         "lastFrame"?: {...the same...}}],
+          "parameters": {"aspectRatio": "16:9", "durationSeconds": 8, "resolution": "720p",
+                         "negativePrompt"?: ...}}
       -> google.longrunning.Operation {"name": "models/{model}/operations/{id}"}
     GET  /v1beta/{operation name}
       -> {"name": ..., "done": true?, "error"?: google.rpc.Status,
@@ -39,13 +41,6 @@ API_VERSION = "v1beta"
 GOOGLE_HOST = "generativelanguage.googleapis.com"
 ASPECT_RATIOS = ("16:9", "9:16")
 
-# Route options the adapter passes through, and their field in `parameters`.
-_ROUTE_PARAMETERS = {
-    "resolution": "resolution",
-    "negative_prompt": "negativePrompt",
-    "person_generation": "personGeneration",
-}
-
 
 class VeoProvider:
     name: ClassVar[str] = "veo"
@@ -63,21 +58,25 @@ class VeoProvider:
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         if request.aspect_ratio not in ASPECT_RATIOS:
             raise base.InvalidInput(f"Veo takes aspect ratios {', '.join(ASPECT_RATIOS)} only")
+        controls = request.controls
         instance: dict[str, Any] = {"prompt": request.prompt}
-        if request.image_url is not None:
-            data, mime = await load_image(request.image_url, allow_private=self._allow_private)
-            instance["image"] = {
-                "bytesBase64Encoded": base64.b64encode(data).decode("ascii"),
-                "mimeType": mime,
-            }
+        frames = {"image": request.image_url, "lastFrame": controls.end_image_url}
+        for field, url in frames.items():
+            if url is not None:
+                instance[field] = await self._inline_image(url)
         parameters: dict[str, Any] = {
             "aspectRatio": request.aspect_ratio,
             "durationSeconds": round(request.duration),
         }
-        for option, wire in _ROUTE_PARAMETERS.items():
-            value = request.options.get(option)
-            if value is not None:
-                parameters[wire] = value
+        # The Gemini API always makes audio and takes no seed (google-genai refuses `seed` and
+        # `generate_audio` for it): the catalog offers neither, so nothing is sent for them.
+        wired = {
+            "resolution": controls.resolution,
+            "negativePrompt": controls.negative_prompt,
+            # Google's default differs between text and image input: sent only when a route asks.
+            "personGeneration": request.options.get("person_generation"),
+        }
+        parameters.update({k: v for k, v in wired.items() if v is not None})
         body = {"instances": [instance], "parameters": parameters}
         path = f"/{API_VERSION}/models/{request.model}:predictLongRunning"
         response = await self._send("POST", path, json=body, submitting=True)
@@ -85,6 +84,10 @@ class VeoProvider:
         if not isinstance(name, str) or "/operations/" not in name:
             raise base.MalformedResponse("predictLongRunning answered without an operation name")
         return base.ProviderJob(id=name, data={"model": request.model})
+
+    async def _inline_image(self, url: str) -> dict[str, str]:
+        data, mime = await load_image(url, allow_private=self._allow_private)
+        return {"bytesBase64Encoded": base64.b64encode(data).decode("ascii"), "mimeType": mime}
 
     # --- poll --------------------------------------------------------------------------------
 

@@ -16,10 +16,15 @@ Two request shapes share that endpoint, chosen per route (`protocol` option, els
 - "media" (wan2.7 and later): `parameters.resolution` plus `parameters.ratio` ("16:9"), and
   the first frame as `input.media = [{"type": "first_frame", "url": ...}]`.
 
-Route options: `i2v_model` (the provider model used when an image is given), `resolution`
-(the tier: "480P", "720P", "1080P"; the route's price is that tier's), `protocol`, and
-`prompt_extend` / `audio` (booleans passed through when set). DashScope has neither an
-idempotency key nor callbacks, so neither is sent.
+The request's controls: resolution -> the tier ("720P"; legacy text-to-video sends the
+tier's `size` for the aspect ratio instead), negative_prompt -> `input.negative_prompt`,
+seed -> `parameters.seed`, enhance_prompt -> `parameters.prompt_extend`, generate_audio ->
+`parameters.audio` (wan2.6, the one version with the switch), end_image_url -> a
+`last_frame` media item (media shape).
+
+Route options: `i2v_model` (the provider model used when an image is given), `protocol`,
+and, where the controls say nothing, `resolution` (the tier), `prompt_extend` and `audio`.
+DashScope has neither an idempotency key nor callbacks, so neither is sent.
 """
 
 from __future__ import annotations
@@ -44,6 +49,10 @@ CREATE_PATH = "/api/v1/services/aigc/video-generation/video-synthesis"
 TASK_PATH = "/api/v1/tasks/{task_id}"
 CANCEL_PATH = "/api/v1/tasks/{task_id}/cancel"
 DEFAULT_RESOLUTION = "720P"
+TIERS = {"480p": "480P", "720p": "720P", "1080p": "1080P"}  # ours -> DashScope's
+AUDIO_SWITCH_PREFIXES = ("wan2.6",)  # `parameters.audio`; the others always make sound
+MAX_SEED = 2_147_483_647  # DashScope's seed range is 0..2^31-1, narrower than ours
+MAX_NEGATIVE_PROMPT = 500
 
 LEGACY = "legacy"
 MEDIA = "media"
@@ -97,16 +106,30 @@ class WanProvider:
 
     async def _input(self, request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
         payload: dict[str, Any] = {"prompt": request.prompt}
+        negative = request.controls.negative_prompt
+        if negative is not None:
+            if len(negative) > MAX_NEGATIVE_PROMPT:
+                raise base.InvalidInput(
+                    f"Wan takes a negative prompt of at most {MAX_NEGATIVE_PROMPT} characters"
+                )
+            payload["negative_prompt"] = negative
         url = request.image_url
         if url is None:
             return payload
-        data, mime = await load_image(url, allow_private=self._allow_private)
         if protocol == LEGACY:
+            data, mime = await load_image(url, allow_private=self._allow_private)
             payload["img_url"] = to_data_uri(data, mime)  # no need for Alibaba to reach our URL
-        else:
-            first = url if url.startswith(("http://", "https://")) else to_data_uri(data, mime)
-            payload["media"] = [{"type": "first_frame", "url": first}]
+            return payload
+        frames = [("first_frame", url)]
+        if request.controls.end_image_url is not None:
+            frames.append(("last_frame", request.controls.end_image_url))
+        payload["media"] = [{"type": kind, "url": await self._media_url(u)} for kind, u in frames]
         return payload
+
+    async def _media_url(self, url: str) -> str:
+        """An http(s) URL as given (once checked to be an image we may fetch), else inline."""
+        data, mime = await load_image(url, allow_private=self._allow_private)
+        return url if url.startswith(("http://", "https://")) else to_data_uri(data, mime)
 
     # --- poll, fetch, cancel ----------------------------------------------------------------
 
@@ -182,7 +205,9 @@ def _protocol(model: str, options: Mapping[str, object]) -> str:
 
 
 def _parameters(request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
-    resolution = str(request.options.get("resolution") or DEFAULT_RESOLUTION).upper()
+    controls, options = request.controls, request.options
+    chosen = TIERS.get(controls.resolution or "") or options.get("resolution")
+    resolution = str(chosen or DEFAULT_RESOLUTION).upper()
     params: dict[str, Any] = {"duration": max(1, round(request.duration)), "watermark": False}
     image = request.image_url is not None
     if protocol == MEDIA:
@@ -198,8 +223,13 @@ def _parameters(request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
                 f"no Wan size for aspect ratio {request.aspect_ratio} at {resolution}"
             )
         params["size"] = size
-    for flag in ("prompt_extend", "audio"):
-        value = request.options.get(flag)
+    if controls.seed is not None:
+        if controls.seed > MAX_SEED:
+            raise base.InvalidInput(f"Wan takes a seed from 0 to {MAX_SEED}")
+        params["seed"] = controls.seed
+    audio = controls.generate_audio if request.model.startswith(AUDIO_SWITCH_PREFIXES) else None
+    for flag, asked in (("prompt_extend", controls.enhance_prompt), ("audio", audio)):
+        value = options.get(flag) if asked is None else asked
         if isinstance(value, bool):
             params[flag] = value
     return params

@@ -1,0 +1,31 @@
+"""The controls each provider honours (issue 13), one module per provider: `<provider>.py`
+exporting `CASES: list[ControlsCase]`. `tests/contract/test_controls.py` finds every module
+here by itself; adding a provider's controls is adding its file.
+
+For each case the harness starts our service with that provider's fake (its `ProviderCase`
+in tests/contract/cases.py, by name), first POSTs each control in `unsupported` set to a
+value that is valid elsewhere and wants a 400 naming it as `param` with no request reaching
+the fake, then POSTs `/v1/generations` {model, prompt, duration?, **body}, waits until the
+fake accepted the job and calls `expect` with the JSON body of that submit (the fake keeps
+each in its `submitted` list).
+
+A provider without a fake (`local`: no `ProviderCase`) is run on the default settings; its
+`expect` gets the finished generation object (`GET /v1/generations/{id}`) with the stored
+video's `video_width`, `video_height` and `video_duration` added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ControlsCase:
+    provider: str  # the ProviderCase name in tests/contract/cases.py
+    model: str  # public model id
+    body: Mapping[str, Any]  # extra create fields: the controls (+ image_url if needed)
+    expect: Callable[[Mapping[str, Any]], None]  # asserts on the submit body the fake got
+    unsupported: tuple[str, ...] = ()  # controls this model refuses: each must 400 naming param
+    duration: float | None = None

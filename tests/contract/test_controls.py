@@ -1,0 +1,127 @@
+"""The controls acceptance (issue 13), once per case of every module in
+tests/contract/controls/ (see its __init__.py): a control the model honours reaches its
+provider under the provider's own field names and values (asserted by the case on the body
+the fake received); a control it does not honour is a 400 naming `param`, and nothing reaches
+any provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import pkgutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.contract import controls as controls_package
+from tests.contract.cases import BY_NAME
+from tests.contract.controls import ControlsCase
+from tests.contract.test_contract import started
+from tests.support.harness import Harness, running, test_settings
+from vidrouter.domain.controls import RESOLUTIONS
+from vidrouter.store.keys import NewKey
+
+# A value of each optional control that some model takes; `resolution` and `generate_audio`
+# are chosen per model (one it does not offer, the value other than its default).
+VALID: dict[str, object] = {
+    "negative_prompt": "blurry, low quality",
+    "seed": 42,
+    "end_image_url": "https://example.com/last-frame.png",
+    "enhance_prompt": True,
+}
+
+
+def discover() -> list[ControlsCase]:
+    found: list[ControlsCase] = []
+    for module in sorted(pkgutil.iter_modules(controls_package.__path__), key=lambda m: m.name):
+        found.extend(importlib.import_module(f"{controls_package.__name__}.{module.name}").CASES)
+    return found
+
+
+CASES = discover()
+
+
+def _id(case: ControlsCase) -> str:
+    same = [c for c in CASES if (c.provider, c.model) == (case.provider, case.model)]
+    suffix = f"-{same.index(case)}" if len(same) > 1 else ""
+    return f"{case.provider}-{case.model}{suffix}"
+
+
+@contextlib.asynccontextmanager
+async def serving(case: ControlsCase, tmp_path: Path) -> AsyncIterator[tuple[Harness, Any]]:
+    """Our service, with the case's provider fake behind it (None for `local`)."""
+    provider = BY_NAME.get(case.provider)
+    if provider is None:
+        async with running(test_settings(tmp_path / "data")) as app:
+            yield app, None
+        return
+    async with started(provider, tmp_path) as run:
+        yield run.app, run.fake
+
+
+def _unsupported_value(name: str, model: dict[str, Any]) -> object:
+    if name == "resolution":
+        return next(r for r in RESOLUTIONS if r not in model.get("resolutions", []))
+    if name == "generate_audio":
+        return not model.get("audio", False)
+    return VALID[name]
+
+
+def _create_body(case: ControlsCase, **extra: object) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": case.model, "prompt": "a red fox runs through snow"}
+    if case.duration is not None:
+        body["duration"] = case.duration
+    return {**body, **extra}
+
+
+async def _submitted(fake: Any, app: Harness, key: NewKey, generation_id: str) -> Any:
+    """The body of the first submit the fake accepted, once it has one."""
+    for _ in range(400):
+        bodies = getattr(fake, "submitted", [])
+        if bodies:
+            return bodies[0]
+        shown = (await app.get(key, generation_id)).json()
+        assert shown["status"] not in ("failed", "canceled"), shown
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{generation_id}: the fake accepted no submit (has it `submitted`?)")
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+async def test_controls_reach_the_provider_or_are_refused(
+    case: ControlsCase, tmp_path: Path
+) -> None:
+    async with serving(case, tmp_path) as (app, fake):
+        key = await app.new_key()
+        listed = await app.client.get(f"/v1/models/{case.model}", headers=app.auth(key))
+        assert listed.status_code == 200, listed.text
+        model = listed.json()
+        image = {"image_url": case.body["image_url"]} if "image_url" in case.body else {}
+        for name in case.unsupported:
+            value = _unsupported_value(name, model)
+            refused = await app.create(key, **_create_body(case, **image, **{name: value}))
+            assert refused.status_code == 400, (name, value, refused.text)
+            assert refused.json()["error"]["param"] == name, refused.text
+        if fake is not None:
+            assert fake.plan.requests == [], "a refused create reached the provider"
+            assert getattr(fake, "submitted", []) == []
+        created = await app.create(key, **_create_body(case, **case.body))
+        assert created.status_code == 202, created.text
+        generation_id = created.json()["id"]
+        if fake is not None:
+            case.expect(await _submitted(fake, app, key, generation_id))
+            return
+        done = await app.wait_for(key, generation_id, timeout=120)
+        stored = await app.service.generations.get(generation_id)
+        assert stored is not None
+        case.expect(
+            {
+                **done,
+                "video_width": stored.video_width,
+                "video_height": stored.video_height,
+                "video_duration": stored.video_duration,
+            }
+        )
