@@ -87,6 +87,12 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(10)
 
 
+def report(result: dict[str, Any], path: str | None) -> None:
+    print(json.dumps(result, indent=1))
+    if path:
+        Path(path).write_text(json.dumps(result, indent=1))
+
+
 class Sampler:
     """CPU seconds and RSS of a process, from /proc."""
 
@@ -276,7 +282,4 @@ if __name__ == "__main__":
     parser.add_argument("--litellm", action="store_true", help="also LiteLLM's proxy")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    result = asyncio.run(main(args))
-    print(json.dumps(result, indent=1))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
+    report(asyncio.run(main(args)), args.json)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import tempfile
 import time
@@ -35,6 +34,7 @@ from bench_lifecycle import (  # noqa: E402
     Sampler,
     create_key,
     free_port,
+    report,
     serve,
     server_env,
     start_fake,
@@ -171,7 +171,4 @@ if __name__ == "__main__":
     parser.add_argument("--spread", type=float, default=3600)
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    result = asyncio.run(main(args))
-    print(json.dumps(result, indent=1))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
+    report(asyncio.run(main(args)), args.json)
