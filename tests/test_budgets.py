@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.catalogs import local_model
 from tests.support.harness import Harness, running, test_settings
 from vidrouter.domain import ids
 from vidrouter.domain.generation import Generation, Status, Step
@@ -25,23 +26,15 @@ SECONDS = 4  # the default duration: every create here costs an estimated $0.40
 EACH = PRICE * SECONDS
 HEADER = "X-Budget-Remaining-USD"
 
-CATALOG = f"""
-[[models]]
-id = "house-paid"
-name = "House paid"
-description = "The local renderer at a price, to spend money in tests."
-provider = "Example Co"
-type = "text-to-video"
-capabilities = ["text-to-video"]
-max_duration = 8
-default_duration = {SECONDS}
-aspect_ratios = ["16:9", "1:1"]
-
-  [[models.routes]]
-  provider = "local"
-  model = "title-card"
-  price_per_second = {PRICE}
-"""
+CATALOG = local_model(
+    "house-paid",
+    PRICE,
+    name="House paid",
+    description="The local renderer at a price, to spend money in tests.",
+    max_duration=8,
+    default_duration=SECONDS,
+    aspect_ratios=["16:9", "1:1"],
+)
 
 
 def write_catalog(directory: Path) -> Path:

@@ -8,15 +8,12 @@ import asyncio
 import contextlib
 import json
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.conftest import PG_AVAILABLE, PG_SKIP_REASON
-from tests.support.databases import create_pg_database, drop_pg_database, pg_url
 from tests.support.harness import running, test_settings
 from tests.support.process import VIDROUTER, ServeProcess, cli_env, create_key, run_cli
 from tests.test_budgets import CATALOG, EACH, HEADER, write_catalog
@@ -118,17 +115,6 @@ async def test_cli_sets_key_and_account_budgets_and_the_server_obeys(tmp_path: P
         env, "keys", "set-limits", made["id"], "--budget-usd", "1", "--budget-period", "week"
     )
     assert bad.returncode == 2
-
-
-@pytest.fixture
-async def postgres_url() -> AsyncIterator[str]:
-    if not PG_AVAILABLE:
-        pytest.skip(PG_SKIP_REASON)
-    name = await create_pg_database()
-    try:
-        yield pg_url(name)
-    finally:
-        await drop_pg_database(name)
 
 
 @pytest.mark.postgres

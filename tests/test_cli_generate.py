@@ -73,6 +73,20 @@ def test_generate_defaults_the_file_name_and_speaks_json(
     assert video.height > video.width
 
 
+def test_generate_sends_the_controls(server: LiveServer, tmp_path: Path) -> None:
+    result = run(env_for(server), tmp_path, "generate", "a hare", "-m", "local-preview",
+                 "--duration", "0.5", "--resolution", "480p", "--seed", "11", "--no-audio",
+                 "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert (body["resolution"], body["seed"], body["generate_audio"]) == ("480p", 11, False)
+    assert decode((tmp_path / body["output"]).read_bytes(), tmp_path).height == 480
+    refused = run(env_for(server), tmp_path, "generate", "x", "-m", "local-preview",
+                  "--negative-prompt", "fog", "--json")  # fmt: skip
+    assert refused.returncode == 1 and "400 control_unsupported" in refused.stderr
+    assert json.loads(refused.stdout)["error"]["param"] == "negative_prompt"
+
+
 def test_a_bad_key_exits_non_zero_with_the_message(server: LiveServer, tmp_path: Path) -> None:
     env = env_for(server, key="vr_" + "0" * 40)
     result = run(env, tmp_path, "generate", "a fox", "--model", "local-preview")

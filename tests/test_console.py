@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.live_server import LiveServer, live_server
+from tests.support.catalogs import local_model
 
 pytestmark = pytest.mark.slow
 
@@ -30,23 +31,16 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 # A priced model beside the free one, so the usage chart has costs to draw.
-CATALOG = """
-[[models]]
-id = "local-preview-priced"
-name = "local preview (priced, for the console test)"
-description = "The built-in renderer at a price."
-provider = "vidrouter"
-type = "text-to-video"
-capabilities = ["text-to-video"]
-max_duration = 8
-default_duration = 2
-aspect_ratios = ["16:9", "1:1"]
-
-  [[models.routes]]
-  provider = "local"
-  model = "title-card"
-  price_per_second = 0.05
-"""
+CATALOG = local_model(
+    "local-preview-priced",
+    0.05,
+    name="local preview (priced, for the console test)",
+    description="The built-in renderer at a price.",
+    provider="vidrouter",
+    max_duration=8,
+    default_duration=2,
+    aspect_ratios=["16:9", "1:1"],
+)
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -28,8 +27,7 @@ async def served(
     """The app on one store, and the signed URL of one finished video."""
     overrides: dict[str, object] = {}
     if request.param == "s3":
-        bucket = "vr-" + secrets.token_hex(4)
-        moto.create_bucket(bucket)
+        bucket = moto.new_bucket()
         overrides = {"storage_url": f"s3://{bucket}/videos-here", "environ": moto.env()}
     async with running(test_settings(tmp_path / "data", **overrides)) as app:
         key = await app.new_key()
@@ -116,8 +114,7 @@ async def test_invalid_ranges_are_ignored_and_unsatisfiable_ones_are_416(
 async def test_redirect_delivery_sends_a_presigned_url_of_the_store(
     tmp_path: Path, moto: S3Server
 ) -> None:
-    bucket = "vr-" + secrets.token_hex(4)
-    moto.create_bucket(bucket)
+    bucket = moto.new_bucket()
     settings = test_settings(
         tmp_path / "data",
         storage_url=f"s3://{bucket}",
@@ -143,8 +140,7 @@ async def test_redirect_delivery_sends_a_presigned_url_of_the_store(
 
 
 async def test_openai_content_endpoint_serves_from_s3(tmp_path: Path, moto: S3Server) -> None:
-    bucket = "vr-" + secrets.token_hex(4)
-    moto.create_bucket(bucket)
+    bucket = moto.new_bucket()
     settings = test_settings(tmp_path / "data", storage_url=f"s3://{bucket}", environ=moto.env())
     async with running(settings) as app:
         key = await app.new_key()

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import warnings
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -24,59 +23,13 @@ import pytest
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.chaos import ChaosProvider
-from tests.support.harness import Harness, running, test_settings
+from tests.support.chaos import ADAPTER, KEY, MODEL, chaos_service, route_key
+from tests.support.harness import Harness
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from vidrouter.engine.circuits import CircuitState
 
-KEY_ENV = "CHAOS_VIDEO_KEY"
-KEY = "sk-chaos-test"
-MODEL = "chaos-clip"
-ADAPTER = "openai_videos"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _warm_sample() -> Iterator[None]:
-    sample_mp4()  # render it once, before any request the fakes answer is timed
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the SDK flags the Sora API
-        yield
-
-
-def catalog(path: Path, routes: list[dict[str, Any]]) -> Path:
-    """One model served by the given routes, tried in the order given."""
-    text = f"""
-[[models]]
-id = "{MODEL}"
-name = "{MODEL}"
-description = "A model behind chaos providers."
-provider = "Example Labs"
-type = "text-to-video"
-capabilities = ["text-to-video"]
-max_duration = 8
-default_duration = 4
-durations = [4, 8]
-aspect_ratios = ["16:9", "9:16"]
-"""
-    for priority, route in enumerate(routes):
-        text += f"""
-  [[models.routes]]
-  id = "{route["id"]}"
-  provider = "{ADAPTER}"
-  model = "chaos-1"
-  price_per_second = 0.1
-  priority = {priority}
-
-  [models.routes.options]
-  base_url = "{route["url"]}/v1"
-  api_key_env = "{KEY_ENV}"
-  timeout_seconds = {route.get("timeout", 5.0)}
-"""
-        if "max_concurrent" in route:
-            text += f"  max_concurrent = {route['max_concurrent']}\n"
-    path.write_text(text)
-    return path
-
+pytestmark = pytest.mark.usefixtures("chaos_sample")
 
 _DATABASE: ContextVar[str | None] = ContextVar("failover_database", default=None)
 
@@ -89,37 +42,20 @@ def _on_each_database(database_url: str) -> Iterator[None]:
     _DATABASE.reset(token)
 
 
-@asynccontextmanager
-async def service_with(
+def service_with(
     tmp_path: Path,
     fakes: dict[str, ChaosProvider],
     *,
     timeout: float = 5.0,
     caps: Mapping[str, int] | None = None,
     **overrides: Any,
-) -> AsyncIterator[Harness]:
+) -> AbstractAsyncContextManager[Harness]:
     """The service with one route per fake, tried in the dict's order; `caps` are the
     routes' `max_concurrent`; `overrides` are settings."""
-    async with AsyncExitStack() as stack:
-        routes: list[dict[str, Any]] = []
-        for name, fake in fakes.items():
-            url = await stack.enter_async_context(serve_app(fake.app()))
-            routes.append({"id": name, "url": url, "timeout": timeout})
-            if caps and name in caps:
-                routes[-1]["max_concurrent"] = caps[name]
-        values: dict[str, Any] = {"provider_delay_scale": 0.02, **overrides}
-        settings = test_settings(
-            tmp_path / "data",
-            _DATABASE.get(),
-            environ={KEY_ENV: KEY},
-            catalog=catalog(tmp_path / "operator.toml", routes),
-            **values,
-        )
-        yield await stack.enter_async_context(running(settings))
-
-
-def route_key(name: str) -> str:
-    return f"{ADAPTER}:{name}"
+    routes = {name: {"timeout": timeout} for name in fakes}
+    for name, cap in (caps or {}).items():
+        routes[name]["max_concurrent"] = cap
+    return chaos_service(tmp_path, _DATABASE.get(), fakes, routes=routes, ordered=True, **overrides)
 
 
 # --- the chaos fake itself ------------------------------------------------------------------------

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
 from PIL import Image
 
-from tests.support.harness import Harness, running, test_settings
+from tests.support.catalogs import local_model
+from tests.support.harness import Harness, assert_error, running, test_settings
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from vidrouter.domain.client_errors import client_message
@@ -30,16 +30,6 @@ NUL = "a\x00b"
 def raw_json(body: object) -> bytes:
     """JSON as a client may send it: lone surrogates written as `\\ud800` escapes."""
     return json.dumps(body, ensure_ascii=True).encode("ascii")
-
-
-def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    error = response.json()["error"]
-    assert set(error) == {"type", "code", "message", "param"}, error
-    assert isinstance(error["message"], str) and error["message"]
-    if code is not None:
-        assert error["code"] == code, error
-    return dict(error)
 
 
 # --- item 2: lone surrogates and NUL in JSON bodies -----------------------------------------
@@ -238,9 +228,9 @@ async def test_a_request_below_the_floor_is_refused(
 async def test_a_model_without_a_floor_of_its_own_takes_one_second(tmp_path: Path) -> None:
     catalog = tmp_path / "catalog.toml"
     catalog.write_text(
-        '[[models]]\nid = "plain"\nname = "plain"\nprovider = "us"\nmax_duration = 10\n'
-        'aspect_ratios = ["16:9"]\n  [[models.routes]]\n  provider = "local"\n'
-        '  model = "title-card"\n  price_per_second = 0.0\n'
+        local_model(
+            "plain", 0.0, name="plain", provider="us", max_duration=10, aspect_ratios=["16:9"]
+        )
     )
     async with running(test_settings(tmp_path / "data", catalog=catalog), workers=False) as app:
         key = await app.new_key()
@@ -286,10 +276,16 @@ def _png_data_uri(size: int) -> str:
 async def test_a_data_image_url_is_shown_short_everywhere(tmp_path: Path) -> None:
     catalog = tmp_path / "catalog.toml"
     catalog.write_text(
-        '[[models]]\nid = "local-i2v"\nname = "i2v"\nprovider = "us"\nmax_duration = 5\n'
-        'min_duration = 0.5\ncapabilities = ["text-to-video", "image-to-video"]\n'
-        'aspect_ratios = ["16:9"]\n  [[models.routes]]\n  provider = "local"\n'
-        '  model = "title-card"\n  price_per_second = 0.0\n'
+        local_model(
+            "local-i2v",
+            0.0,
+            name="i2v",
+            provider="us",
+            max_duration=5,
+            min_duration=0.5,
+            capabilities=["text-to-video", "image-to-video"],
+            aspect_ratios=["16:9"],
+        )
     )
     image = _png_data_uri(300)
     assert len(image) > 100_000

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 from starlette.applications import Starlette
@@ -13,24 +14,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tests.support.harness import running, test_settings
+from tests.support.catalogs import local_model
+from tests.support.harness import Harness, running, test_settings
 from tests.support.servers import serve_app
+from vidrouter.settings import Settings
 
-CATALOG = """
-[[models]]
-id = "animate"
-name = "Animate"
-provider = "Example Co"
-type = "text-to-video"
-capabilities = ["text-to-video", "image-to-video"]
-max_duration = 4
-default_duration = 1
-aspect_ratios = ["16:9"]
-  [[models.routes]]
-  provider = "local"
-  model = "title-card"
-  price_per_second = 0.0
-"""
+CATALOG = local_model(
+    "animate",
+    0.0,
+    name="Animate",
+    capabilities=["text-to-video", "image-to-video"],
+    max_duration=4,
+    default_duration=1,
+    aspect_ratios=["16:9"],
+)
 
 
 def _png() -> bytes:
@@ -49,41 +46,42 @@ def _image_server(hits: list[str]) -> Starlette:
     return Starlette(routes=[Route("/{name}", image)])
 
 
-def _settings(tmp_path: Path, **kw: object) -> object:
+async def _animate(app: Harness, image_url: str) -> dict[str, Any]:
+    return await app.generate(model="animate", prompt="p", image_url=image_url, timeout=60)
+
+
+def _stored_input(app: Harness, done: dict[str, Any]) -> bytes | None:
+    stored = app.service.storage.local_path(f"inputs/{done['id']}.png")
+    return None if stored is None else stored.read_bytes()
+
+
+def _settings(tmp_path: Path, **kw: Any) -> Settings:
     catalog = tmp_path / "catalog.toml"
     catalog.write_text(CATALOG)
-    return test_settings(tmp_path / "data", catalog=catalog, **kw)  # type: ignore[arg-type]
+    return test_settings(tmp_path / "data", catalog=catalog, **kw)
 
 
 async def test_url_image_is_fetched_once_and_stored(tmp_path: Path) -> None:
     hits: list[str] = []
-    async with serve_app(_image_server(hits)) as images, running(_settings(tmp_path)) as app:  # type: ignore[arg-type]
-        key = await app.new_key()
-        r = await app.create(key, model="animate", prompt="p", image_url=f"{images}/frame.png")
-        done = await app.wait_for(key, r.json()["id"])
+    async with serve_app(_image_server(hits)) as images, running(_settings(tmp_path)) as app:
+        done = await _animate(app, f"{images}/frame.png")
         assert done["status"] == "completed", done
-        stored = app.service.storage.local_path(f"inputs/{done['id']}.png")
-        assert stored is not None and stored.read_bytes() == _png()
+        assert _stored_input(app, done) == _png()
     assert hits == ["/frame.png"]
 
 
 async def test_data_uri_image_is_stored(tmp_path: Path) -> None:
     uri = "data:image/png;base64," + base64.b64encode(_png()).decode()
-    async with running(_settings(tmp_path)) as app:  # type: ignore[arg-type]
-        key = await app.new_key()
-        r = await app.create(key, model="animate", prompt="p", image_url=uri)
-        done = await app.wait_for(key, r.json()["id"])
+    async with running(_settings(tmp_path)) as app:
+        done = await _animate(app, uri)
         assert done["status"] == "completed"
-        stored = app.service.storage.local_path(f"inputs/{done['id']}.png")
-        assert stored is not None and stored.read_bytes() == _png()
+        assert _stored_input(app, done) == _png()
 
 
 async def test_not_an_image_fails_invalid_input_before_any_provider(tmp_path: Path) -> None:
     hits: list[str] = []
-    async with serve_app(_image_server(hits)) as images, running(_settings(tmp_path)) as app:  # type: ignore[arg-type]
-        key = await app.new_key()
-        r = await app.create(key, model="animate", prompt="p", image_url=f"{images}/page.png")
-        done = await app.wait_for(key, r.json()["id"])
+    async with serve_app(_image_server(hits)) as images, running(_settings(tmp_path)) as app:
+        done = await _animate(app, f"{images}/page.png")
     assert done["status"] == "failed"
     assert done["error"]["code"] == "invalid_input"
     assert done["route"] is None and done["attempts"] == []
@@ -94,9 +92,7 @@ async def test_private_image_urls_are_refused_when_private_addresses_are(
 ) -> None:
     hits: list[str] = []
     settings = _settings(tmp_path, allow_private_webhook_urls=False)
-    async with serve_app(_image_server(hits)) as images, running(settings) as app:  # type: ignore[arg-type]
-        key = await app.new_key()
-        r = await app.create(key, model="animate", prompt="p", image_url=f"{images}/frame.png")
-        done = await app.wait_for(key, r.json()["id"])
+    async with serve_app(_image_server(hits)) as images, running(settings) as app:
+        done = await _animate(app, f"{images}/frame.png")
     assert done["status"] == "failed" and done["error"]["code"] == "invalid_input"
     assert hits == []  # never requested

@@ -5,7 +5,6 @@ either one verifies it with the standardwebhooks package)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,16 +31,6 @@ class FakeClock:
 
     def advance(self, delta: timedelta) -> None:
         self.now += delta
-
-
-@pytest.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database(database_url)
-    await database.migrate()
-    try:
-        yield database
-    finally:
-        await database.close()
 
 
 @pytest.mark.parametrize("cache_seconds", [0.0, 300.0])

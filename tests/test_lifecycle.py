@@ -111,10 +111,7 @@ async def test_webhook_body_is_the_generation_object(app: Harness) -> None:
     key = await app.new_key()
     receiver = WebhookReceiver()
     async with serve_app(receiver) as hook_url:
-        r = await app.create(
-            key, model="local-preview", prompt="p", duration=0.5, webhook_url=hook_url
-        )
-        done = await app.wait_for(key, r.json()["id"])
+        done = await app.wait_for(key, await app.create_preview(key, webhook_url=hook_url))
         [hook] = await receiver.wait_for(1)
     sent = json.loads(hook.body)
     assert set(sent) == set(done)

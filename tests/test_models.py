@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.catalogs import local_model
 from tests.support.harness import Harness, running, test_settings
 
 SEED_FIELDS = {
@@ -83,22 +84,16 @@ async def test_operator_catalog_extends_and_discrete_durations_are_enforced(
 ) -> None:
     catalog = tmp_path / "catalog.toml"
     catalog.write_text(
-        """
-[[models]]
-id = "house-style"
-name = "House style"
-description = "The local renderer with our own limits."
-provider = "Example Co"
-max_duration = 8
-default_duration = 4
-durations = [4, 8]
-aspect_ratios = ["9:16", "16:9"]
-
-  [[models.routes]]
-  provider = "local"
-  model = "title-card"
-  price_per_second = 0.05
-"""
+        local_model(
+            "house-style",
+            0.05,
+            name="House style",
+            description="The local renderer with our own limits.",
+            max_duration=8,
+            default_duration=4,
+            durations=[4, 8],
+            aspect_ratios=["9:16", "16:9"],
+        )
     )
     settings = test_settings(tmp_path / "d", catalog=catalog)
     async with running(settings, workers=False) as app:

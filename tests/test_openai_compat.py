@@ -19,10 +19,12 @@ import pytest
 from openai.types import Video
 from PIL import Image
 
+from tests.support.catalogs import local_model
 from tests.support.harness import test_settings
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.composition import Composition, create_app
+from vidrouter.domain.controls import CONTROL_FIELDS
 from vidrouter.domain.representation import shown_image_url
 from vidrouter.store.keys import NewKey
 
@@ -30,23 +32,16 @@ from vidrouter.store.keys import NewKey
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API:DeprecationWarning")
 
 # An image-to-video model served by the local renderer (which ignores the image).
-CATALOG = """
-[[models]]
-id = "house-i2v"
-name = "House image-to-video"
-description = "The local renderer behind an image-to-video model."
-provider = "Example Co"
-type = "image-to-video"
-capabilities = ["image-to-video"]
-max_duration = 8
-default_duration = 4
-aspect_ratios = ["1:1", "16:9"]
-
-  [[models.routes]]
-  provider = "local"
-  model = "title-card"
-  price_per_second = 0.01
-"""
+CATALOG = local_model(
+    "house-i2v",
+    0.01,
+    type="image-to-video",
+    max_duration=8,
+    default_duration=4,
+    name="House image-to-video",
+    description="The local renderer behind an image-to-video model.",
+    aspect_ratios=["1:1", "16:9"],
+)
 
 ERROR_KEYS = {"message", "type", "param", "code"}
 
@@ -120,6 +115,16 @@ def error_keys(exc: openai.APIStatusError) -> set[str]:
     return set(exc.body)
 
 
+async def assert_not_found(client: openai.AsyncOpenAI, video_id: str) -> None:
+    """The video does not exist for this client: to read, to download, to delete."""
+    with pytest.raises(openai.NotFoundError):
+        await client.videos.retrieve(video_id)
+    with pytest.raises(openai.NotFoundError):
+        await client.videos.download_content(video_id)
+    with pytest.raises(openai.NotFoundError):
+        await client.videos.delete(video_id)
+
+
 def data_url(data: bytes, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 
@@ -142,13 +147,13 @@ async def test_sdk_creates_polls_and_downloads_a_video(server: Server, tmp_path:
     assert done.completed_at is not None and done.completed_at >= done.created_at
 
     # The SDK's model holds exactly the fields we send, with nothing lost; our only
-    # extensions are the prices (issue 13), which it keeps as extra fields.
+    # extensions are the prices and the controls (issue 13), which it keeps as extra fields.
     raw = await client.videos.with_raw_response.retrieve(video.id)
     body = json.loads(raw.text)
-    assert set(body) == set(Video.model_fields) | {"estimated_cost", "cost"}
+    assert set(body) == set(Video.model_fields) | {"estimated_cost", "cost", *CONTROL_FIELDS}
     assert raw.parse().to_dict() == body
     extra = raw.parse().model_extra
-    assert extra is not None and set(extra) == {"estimated_cost", "cost"}
+    assert extra is not None and set(extra) == {"estimated_cost", "cost", *CONTROL_FIELDS}
     assert extra["estimated_cost"] == {"amount": 0.0, "currency": "USD"}  # a free model
     assert Video.model_validate(body).to_dict() == body  # strict validation passes too
 
@@ -207,12 +212,7 @@ async def test_reference_image_video_from_create_to_delete(server: Server, tmp_p
     deleted = await client.videos.delete(video.id)
     assert (deleted.id, deleted.object, deleted.deleted) == (video.id, "video.deleted", True)
     assert not blob.exists()
-    with pytest.raises(openai.NotFoundError):
-        await client.videos.retrieve(video.id)
-    with pytest.raises(openai.NotFoundError):
-        await client.videos.download_content(video.id)
-    with pytest.raises(openai.NotFoundError):
-        await client.videos.delete(video.id)
+    await assert_not_found(client, video.id)
     gone = await server.http.get(f"/v1/generations/{video.id}", headers=server.auth(key))
     assert gone.status_code == 404
 
@@ -459,12 +459,7 @@ async def test_errors_raise_the_sdk_exception_classes(idle: Server) -> None:
 
     # Another account's key: the video does not exist for it.
     other = idle.sdk(await idle.key())
-    with pytest.raises(openai.NotFoundError):
-        await other.videos.retrieve(queued.id)
-    with pytest.raises(openai.NotFoundError):
-        await other.videos.download_content(queued.id)
-    with pytest.raises(openai.NotFoundError):
-        await other.videos.delete(queued.id)
+    await assert_not_found(other, queued.id)
     assert (await client.videos.retrieve(queued.id)).id == queued.id
 
 

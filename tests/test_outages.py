@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import PG_AVAILABLE, PG_SKIP_REASON
-from tests.support.databases import PG_HOST, PG_PORT, PG_USER, create_pg_database, drop_pg_database
+from tests.support.databases import PG_HOST, PG_PORT, PG_USER, fresh_pg_database
 from tests.support.harness import Harness, running, test_settings
 from tests.support.scaleout import can_mount, fill, s3_server, small_disk
 from tests.support.servers import free_port
@@ -95,14 +94,13 @@ async def _until(predicate: Any, timeout: float = 60.0, every: float = 0.2) -> A
 async def pg_behind_proxy() -> AsyncIterator[tuple[str, TcpProxy]]:
     if not PG_AVAILABLE:
         pytest.skip(PG_SKIP_REASON)
-    name = await create_pg_database()
-    proxy = TcpProxy(PG_HOST, PG_PORT)
-    await proxy.start()
-    try:
-        yield f"postgresql+asyncpg://{PG_USER}@127.0.0.1:{proxy.port}/{name}", proxy
-    finally:
-        await proxy.stop()
-        await drop_pg_database(name)
+    async with fresh_pg_database() as name:
+        proxy = TcpProxy(PG_HOST, PG_PORT)
+        await proxy.start()
+        try:
+            yield f"postgresql+asyncpg://{PG_USER}@127.0.0.1:{proxy.port}/{name}", proxy
+        finally:
+            await proxy.stop()
 
 
 @pytest.mark.postgres
@@ -214,8 +212,7 @@ async def test_storage_full_waits_then_stores_or_fails_as_storage_unavailable(
 
 async def test_object_storage_down_waits_and_serves_503_then_resumes(tmp_path: Path) -> None:
     with s3_server() as s3:
-        bucket = "vr-" + secrets.token_hex(4)
-        s3.create_bucket(bucket)
+        bucket = s3.new_bucket()
         settings = test_settings(tmp_path / "data", storage_url=f"s3://{bucket}", environ=s3.env())
         async with running(settings) as app:
             key = await app.new_key()

@@ -17,8 +17,9 @@ import pytest
 from tests.fakes.base import sample_mp4
 from tests.fakes.fal import FLAGGED, FalFake
 from tests.fakes.minimax import MinimaxFake
-from tests.support.harness import running, test_settings
-from tests.support.images import image_host, png
+from tests.support.harness import assert_error, assert_failed, running, test_settings
+from tests.support.images import png
+from tests.support.providers import fake_fixture
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.domain.catalog import load_catalog
@@ -46,17 +47,7 @@ MODEL = "kling-v2.5-turbo"
 PNG_URI = "data:image/png;base64," + base64.b64encode(png(2, 2)).decode()
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def fal() -> AsyncIterator[tuple[FalFake, str]]:
-    fake = FalFake(api_key=KEY)
-    async with serve_app(fake.app()) as url:
-        yield fake, url
+fal = fake_fixture(lambda: FalFake(api_key=KEY), lambda made: made.app())
 
 
 def _settings(tmp_path: Path, url: str, key: str = KEY, **overrides: Any) -> Settings:
@@ -372,8 +363,7 @@ async def test_fal_limits_are_checked_before_any_request(
     async with running(_settings(tmp_path, url), workers=False) as app:
         key = await app.new_key()
         response = await app.create(key, **{"model": MODEL, "prompt": "p", **body})
-        assert response.status_code == 400, response.text
-        assert response.json()["error"]["code"] == code
+        assert_error(response, 400, code)
     assert fake.plan.requests == []
 
 
@@ -393,8 +383,7 @@ async def test_bad_image_fails_as_invalid_input(
     fake.reject_images = True
     image_url = image if image.startswith("data:") else f"{images}/{image}"
     done = await _run(_settings(tmp_path, url), image_url=image_url)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert fake.plan.count("POST", "/fal-ai/") == submits
 
 
@@ -409,8 +398,7 @@ async def test_fal_side_failure_is_resubmitted_then_fails_as_provider_error(
     async with running(_settings(tmp_path, url)) as app:
         done = await app.generate(model=MODEL, prompt="a fox", timeout=30)
         stored = await app.service.generations.get(done["id"])
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "provider_error"
+    assert_failed(done, "provider_error")
     # The client reads our sentence; fal's own words are kept for operators.
     assert done["error"]["message"].startswith("the provider could not make this video")
     assert "Runner disconnected" not in done["error"]["message"]

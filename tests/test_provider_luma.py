@@ -3,7 +3,6 @@ run through our API to their documented end state, faults included."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -11,28 +10,19 @@ import httpx
 import lumaai
 import pytest
 
+# `images` is conftest's; tests/test_controls_luma.py imports it from here.
+from tests.conftest import images as images
 from tests.fakes.base import sample_mp4
 from tests.fakes.luma import MODERATION_FAILED, LumaFake
-from tests.support.harness import running, test_settings
-from tests.support.images import image_host
-from tests.support.servers import serve_app
+from tests.support.harness import assert_error, assert_failed, running, test_settings
+from tests.support.providers import fake_fixture
 from vidrouter.settings import Settings
 
 KEY = "test-key"
 CREATE = "/dream-machine/v1/generations"
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def luma() -> AsyncIterator[tuple[LumaFake, str]]:
-    fake = LumaFake(api_key=KEY)
-    async with serve_app(fake.app()) as url:
-        yield fake, url
+luma = fake_fixture(lambda: LumaFake(api_key=KEY), lambda made: made.app())
 
 
 def _settings(tmp_path: Path, url: str, key: str = KEY, **overrides: Any) -> Settings:
@@ -188,8 +178,7 @@ async def test_luma_limits_are_checked_before_any_request(
     async with running(_settings(tmp_path, url), workers=False) as app:
         key = await app.new_key()
         response = await app.create(key, model="ray-2", prompt="p", **body)
-        assert response.status_code == 400, response.text
-        assert response.json()["error"]["code"] == code
+        assert_error(response, 400, code)
     assert fake.plan.requests == []
 
 
@@ -199,8 +188,7 @@ async def test_data_uri_image_fails_as_invalid_input_without_a_request(
     fake, url = luma
     data_uri = "data:image/png;base64,iVBORw0KGgo="
     done = await _run(_settings(tmp_path, url), image_url=data_uri)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert "http(s) image URL" in done["error"]["message"]
     assert fake.plan.requests == []
 
@@ -210,8 +198,7 @@ async def test_image_that_is_not_an_image_fails_before_luma_sees_it(
 ) -> None:
     fake, url = luma
     done = await _run(_settings(tmp_path, url), image_url=f"{images}/page.png")
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert "neither PNG nor JPEG" in done["error"]["message"]
     # We fetch and check every input image once, before any provider is called.
     assert fake.plan.count("POST", CREATE) == 0
@@ -225,8 +212,7 @@ async def test_luma_side_failure_is_a_provider_error(
     async with running(_settings(tmp_path, url)) as app:
         done = await app.generate(model="ray-2", prompt="a fox", timeout=30)
         stored = await app.service.generations.get(done["id"])
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "provider_error"
+    assert_failed(done, "provider_error")
     # The client reads our sentence; Luma's own words are kept for operators.
     assert done["error"]["message"].startswith("the provider could not make this video")
     assert "internal error" not in done["error"]["message"]

@@ -19,6 +19,7 @@ import pytest
 from tests.fakes.minimax import MinimaxFake
 from tests.support.harness import Harness, running, test_settings
 from tests.support.images import data_uri, image_host, png
+from tests.support.providers import assert_limits_refused
 from tests.support.servers import serve_app, serve_app_in_thread
 from tests.support.video import decode
 from vidrouter.engine.advance import MAX_JOB_FAILURES
@@ -320,12 +321,7 @@ async def test_minimax_limits_fail_before_any_request(tmp_path: Path) -> None:
             ({"aspect_ratio": "9:16"}, "aspect_ratio_unsupported"),
             ({"aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
         ]
-        for extra, code in cases:
-            response = await app.create(key, model="hailuo-2.3", prompt="p", **extra)
-            assert response.status_code == 400, response.text
-            assert response.json()["error"]["code"] == code
-            param = "duration" if code.startswith("duration") else "aspect_ratio"
-            assert response.json()["error"]["param"] == param
+        await assert_limits_refused(app, key, "hailuo-2.3", cases)
         no_image = await app.create(key, model="hailuo-2.3-fast", prompt="move")
         assert no_image.status_code == 400, no_image.text
         assert no_image.json()["error"]["code"] == "image_required"

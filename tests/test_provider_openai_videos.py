@@ -15,7 +15,7 @@ import pytest
 from tests.fakes.base import sample_mp4
 from tests.fakes.openai_videos import FakeOpenAIVideos
 from tests.support.catalogs import gateway_model
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, assert_error, running, test_settings
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
 from tests.support.video import decode
@@ -283,8 +283,7 @@ async def test_limits_are_checked_before_anything_reaches_the_upstream(
     ]
     for extra, code in cases:
         r = await app.create(key, model="gateway-clip", prompt="a fox", **extra)
-        assert r.status_code == 400, r.text
-        assert r.json()["error"]["code"] == code
+        assert_error(r, 400, code)
     assert fake.plan.requests == []
 
 

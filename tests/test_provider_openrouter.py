@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,9 @@ from openrouter import OpenRouter, errors
 from tests.fakes.base import sample_mp4
 from tests.fakes.minimax import MinimaxFake
 from tests.fakes.openrouter import OpenRouterFake
-from tests.support.harness import running, test_settings
+from tests.support.harness import assert_error, running, test_settings
 from tests.support.images import data_uri, png
+from tests.support.providers import fake_fixture
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from tests.support.video import decode
@@ -53,11 +53,7 @@ ROUTED = {
 NO_BREAKER = {"circuit_failure_threshold": 1000}
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[OpenRouterFake, str]]:
-    openrouter = OpenRouterFake(api_key=KEY)
-    async with serve_app(openrouter.app) as url:
-        yield openrouter, url
+fake = fake_fixture(lambda: OpenRouterFake(api_key=KEY))
 
 
 def settings_for(
@@ -370,8 +366,7 @@ async def test_provider_limits_are_checked_before_any_request(
         ]
         for extra, code in cases:
             r = await app.create(key, prompt="p", **extra)
-            assert r.status_code == 400, r.text
-            assert r.json()["error"]["code"] == code, (extra, r.text)
+            assert_error(r, 400, code)
     assert openrouter.plan.requests == []
 
 

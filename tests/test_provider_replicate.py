@@ -5,7 +5,6 @@ API to their documented end state, faults and route choice included."""
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,9 @@ from replicate.exceptions import ReplicateError
 from tests.fakes.base import sample_mp4
 from tests.fakes.luma import LumaFake
 from tests.fakes.replicate import E005, ReplicateFake
-from tests.support.harness import running, test_settings
-from tests.support.images import data_uri, image_host, png
+from tests.support.harness import assert_error, assert_failed, running, test_settings
+from tests.support.images import data_uri, png
+from tests.support.providers import fake_fixture
 from tests.support.servers import serve_app
 from vidrouter.engine.advance import MAX_JOB_FAILURES
 from vidrouter.settings import Settings
@@ -28,17 +28,7 @@ CREATE = "/predictions"  # POST: the model's create; GET: a poll
 MASTER = "/v1/models/kwaivgi/kling-v2.1-master/predictions"
 
 
-@pytest.fixture
-async def images() -> AsyncIterator[str]:
-    async with image_host() as url:
-        yield url
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[ReplicateFake, str]]:
-    replicate_fake = ReplicateFake(api_token=KEY)
-    async with serve_app(replicate_fake.app()) as url:
-        yield replicate_fake, url
+fake = fake_fixture(lambda: ReplicateFake(api_token=KEY), lambda made: made.app())
 
 
 def _settings(tmp_path: Path, url: str, token: str = KEY, **overrides: Any) -> Settings:
@@ -286,8 +276,7 @@ async def test_limits_are_checked_before_any_request(
     async with running(_settings(tmp_path, url), workers=False) as app:
         key = await app.new_key()
         response = await app.create(key, **{"model": "kling-v2.1-master", "prompt": "p", **body})
-        assert response.status_code == 400, response.text
-        assert response.json()["error"]["code"] == code
+        assert_error(response, 400, code)
     assert replicate_fake.plan.requests == []
 
 
@@ -296,8 +285,7 @@ async def test_image_replicate_cannot_read_fails_as_invalid_input(
 ) -> None:
     replicate_fake, url = fake
     done = await _run(_settings(tmp_path, url), image_url=f"{images}/once.png")
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert "Input validation error" in done["error"]["message"]
     assert replicate_fake.plan.count("POST", CREATE) == 1  # Replicate took it, then could not
 
@@ -308,8 +296,7 @@ async def test_replicate_failures_are_submitted_again_then_fail(
     replicate_fake, url = fake
     replicate_fake.fail_jobs_with = "Prediction failed: an unexpected error occurred (E1000)"
     done = await _run(_settings(tmp_path, url))
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "provider_error"
+    assert_failed(done, "provider_error")
     assert replicate_fake.plan.count("POST", CREATE) == MAX_JOB_FAILURES
 
 

@@ -3,7 +3,6 @@ documented for each Runway behaviour and fault."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,28 +13,22 @@ import runwayml.lib.polling
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.runway import RunwayFake
-from tests.support.harness import running, test_settings
+from tests.support.harness import assert_failed, running
 from tests.support.images import data_uri, png
+from tests.support.providers import assert_limits_refused, fake_fixture, keyed_settings
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.domain.generation import Generation
 from vidrouter.settings import Settings
 
-
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[RunwayFake, str]]:
-    runway = RunwayFake()
-    async with serve_app(runway.app) as url:
-        yield runway, url
+fake = fake_fixture(RunwayFake)
 
 
 def settings_for(
     tmp_path: Path, url: str, *, key: str | None = "test-key", scale: float = 0.01
 ) -> Settings:
     environ = {"VIDROUTER_RUNWAY_BASE_URL": url}
-    if key is not None:
-        environ["RUNWAYML_API_SECRET"] = key
-    return test_settings(tmp_path / "data", environ=environ, provider_delay_scale=scale)
+    return keyed_settings(tmp_path, environ, "RUNWAYML_API_SECRET", key, provider_delay_scale=scale)
 
 
 async def run_one(
@@ -249,12 +242,7 @@ async def test_provider_limits_are_checked_before_any_request(
             ({"duration": 1}, "duration_invalid"),  # under its shortest, 2 s
             ({"aspect_ratio": "4:3"}, "aspect_ratio_unsupported"),
         ]
-        for extra, code in cases:
-            r = await app.create(key, model="gen4.5", prompt="p", **extra)
-            assert r.status_code == 400, r.text
-            assert r.json()["error"]["code"] == code
-            param = "duration" if code.startswith("duration") else "aspect_ratio"
-            assert r.json()["error"]["param"] == param
+        await assert_limits_refused(app, key, "gen4.5", cases)
     assert runway.plan.requests == []
 
 
@@ -271,8 +259,7 @@ async def test_requests_runway_cannot_take_fail_invalid_input_without_a_call(
 ) -> None:
     runway, url = fake
     done, _ = await run_one(tmp_path, url, **body)
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert provider_text in done["error"]["message"]
     assert runway.plan.requests == []
 
@@ -318,8 +305,7 @@ async def test_task_failures_map_to_our_codes(
     runway, url = fake
     runway.fail_jobs_with = (failure_code, "The task failed.")
     done, stored = await run_one(tmp_path, url, model="gen4.5", prompt="p")
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == error_code
+    assert_failed(done, error_code)
     assert stored.error is not None and stored.error.code == error_code
     assert failure_code in stored.error.message  # Runway's words, for operators
     if error_code == "provider_error":  # the client reads our sentence, not Runway's

@@ -7,7 +7,6 @@ import base64
 import dataclasses
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +18,9 @@ from google.genai import types
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.veo import RAI_REASON, VeoFake
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, assert_error, running
 from tests.support.images import data_uri, png
-from tests.support.servers import serve_app
+from tests.support.providers import fake_fixture, keyed_settings
 from tests.support.video import decode
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import (
@@ -39,20 +38,16 @@ PREDICT = ":predictLongRunning"
 OPERATIONS = "/operations/"
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[tuple[VeoFake, str]]:
-    veo = VeoFake()
-    async with serve_app(veo.app) as url:
-        yield veo, url
+fake = fake_fixture(VeoFake)
 
 
 def settings_for(
     tmp_path: Path, url: str, *, key: str | None = "test-key", scale: float = 0.01, **kw: Any
 ) -> Settings:
     environ = {"VIDROUTER_GEMINI_BASE_URL": url}
-    if key is not None:
-        environ["GEMINI_API_KEY"] = key
-    return test_settings(tmp_path / "data", environ=environ, provider_delay_scale=scale, **kw)
+    return keyed_settings(
+        tmp_path, environ, "GEMINI_API_KEY", key, provider_delay_scale=scale, **kw
+    )
 
 
 async def generate(app: Harness, **body: Any) -> dict[str, Any]:
@@ -313,8 +308,7 @@ async def test_veo_limits_are_checked_before_any_request(
         }
         for code, extra in cases.items():
             r = await app.create(key, model="veo-3.1", prompt="p", **extra)
-            assert r.status_code == 400, r.text
-            assert r.json()["error"]["code"] == code
+            assert_error(r, 400, code)
     assert veo.plan.requests == []
 
 

@@ -14,7 +14,7 @@ from dashscope import VideoSynthesis
 from starlette.responses import Response
 
 from tests.fakes.wan import CREATE_PATH, FakeWan
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, assert_failed, running, test_settings
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app, serve_app_in_thread
 from tests.support.video import decode
@@ -289,8 +289,7 @@ async def test_an_image_the_provider_refuses_fails_with_invalid_input(
     done = await generate(
         wan_settings(tmp_path, url), model="wan-2.5", prompt="p", image_url=data_uri(png(100, 100))
     )
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert fake.plan.count("POST", CREATE_PATH) == 1
     assert fake.created == []
 
@@ -314,8 +313,7 @@ async def test_a_task_failed_on_its_input_is_not_submitted_again(
     fake, url = wan
     fake.fail_jobs_with = ("InvalidParameter", "The audio file could not be decoded.")
     done = await generate(wan_settings(tmp_path, url), model="wan-2.6", prompt="p")
-    assert done["status"] == "failed"
-    assert done["error"]["code"] == "invalid_input"
+    assert_failed(done, "invalid_input")
     assert len(fake.created) == 1
 
 

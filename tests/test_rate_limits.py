@@ -50,16 +50,6 @@ class FakeClock:
         self.now += timedelta(seconds=seconds)
 
 
-@pytest.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database(database_url)
-    await database.migrate()
-    try:
-        yield database
-    finally:
-        await database.close()
-
-
 def _key(key_id: str = "key_test", rpm: int | None = None, most: int | None = None) -> ApiKey:
     return ApiKey(
         id=key_id,

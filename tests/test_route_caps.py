@@ -8,9 +8,9 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 from tests.fakes.chaos import ChaosProvider
+from tests.support.chaos import KEY, KEY_ENV, MODEL, chaos_catalog
 from tests.support.harness import running, test_settings
 from tests.support.servers import serve_app
-from tests.test_failover import KEY, KEY_ENV, MODEL, catalog
 
 
 async def test_a_cap_is_exact_across_two_services_on_one_database(
@@ -19,7 +19,9 @@ async def test_a_cap_is_exact_across_two_services_on_one_database(
     fake = ChaosProvider(api_key=KEY, job_seconds=0.6)
     async with AsyncExitStack() as stack:
         url = await stack.enter_async_context(serve_app(fake.app()))
-        path = catalog(tmp_path / "operator.toml", [{"id": "a", "url": url, "max_concurrent": 2}])
+        path = chaos_catalog(
+            tmp_path / "operator.toml", [{"id": "a", "url": url, "max_concurrent": 2}], ordered=True
+        )
         apps = []
         for n in (1, 2):
             settings = test_settings(

@@ -11,107 +11,31 @@ on SQLite and on PostgreSQL.
 from __future__ import annotations
 
 import asyncio
-import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.responses import JSONResponse, Response
 
-from tests.fakes.base import sample_mp4
 from tests.fakes.chaos import ChaosProvider
-from tests.support.harness import Harness, running, test_settings
-from tests.support.servers import serve_app
+from tests.support.chaos import (
+    ADAPTER,
+    DURATION,
+    KEY,
+    MODEL,
+    PRICED,
+    chaos_service,
+    generate,
+    model_item,
+    route_key,
+)
+from tests.support.harness import Harness, assert_failed
 from vidrouter.engine.circuits import CircuitState
 from vidrouter.store.keys import NewKey
 
-KEY_ENV = "CHAOS_VIDEO_KEY"
-KEY = "sk-chaos-test"
-MODEL = "chaos-clip"
-ADAPTER = "openai_videos"
-DURATION = 4
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _warm_sample() -> Iterator[None]:
-    sample_mp4()  # render it once, before any request the fakes answer is timed
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the SDK flags the Sora API
-        yield
-
-
-def write_catalog(path: Path, routes: list[tuple[str, str, float]]) -> Path:
-    """One model served by chaos routes `(id, base URL, price per second)`, all of one
-    priority: the price orders them."""
-    text = f"""
-[[models]]
-id = "{MODEL}"
-name = "{MODEL}"
-description = "A model behind chaos providers."
-provider = "Example Labs"
-type = "text-to-video"
-capabilities = ["text-to-video"]
-max_duration = 8
-default_duration = {DURATION}
-durations = [4, 8]
-aspect_ratios = ["16:9", "9:16"]
-"""
-    for name, url, price in routes:
-        text += f"""
-  [[models.routes]]
-  id = "{name}"
-  provider = "{ADAPTER}"
-  model = "chaos-1"
-  price_per_second = {price}
-
-  [models.routes.options]
-  base_url = "{url}/v1"
-  api_key_env = "{KEY_ENV}"
-  timeout_seconds = 5.0
-"""
-    path.write_text(text)
-    return path
-
-
-@asynccontextmanager
-async def chaos_service(
-    tmp_path: Path,
-    database_url: str,
-    routes: dict[str, tuple[ChaosProvider, float]],
-    **overrides: Any,
-) -> AsyncIterator[Harness]:
-    """The service with one route per fake (`name: (fake, price)`); `overrides` are
-    settings."""
-    async with AsyncExitStack() as stack:
-        entries = []
-        for name, (fake, price) in routes.items():
-            url = await stack.enter_async_context(serve_app(fake.app()))
-            entries.append((name, url, price))
-        values: dict[str, Any] = {"provider_delay_scale": 0.02, **overrides}
-        settings = test_settings(
-            tmp_path / "data",
-            database_url,
-            environ={KEY_ENV: KEY},
-            catalog=write_catalog(tmp_path / "operator.toml", entries),
-            **values,
-        )
-        yield await stack.enter_async_context(running(settings))
-
-
-def route_key(name: str) -> str:
-    return f"{ADAPTER}:{name}"
-
-
-async def model_item(app: Harness, key: NewKey) -> dict[str, Any]:
-    r = await app.client.get(f"/v1/models/{MODEL}", headers=app.auth(key))
-    assert r.status_code == 200, r.text
-    body: dict[str, Any] = r.json()
-    listed = await app.client.get("/v1/models", headers=app.auth(key))
-    [entry] = [m for m in listed.json()["data"] if m["id"] == MODEL]
-    assert entry["pricing"] == body["pricing"]  # the list and the item agree
-    return body
+pytestmark = pytest.mark.usefixtures("chaos_sample")
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
@@ -122,16 +46,23 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0
         await asyncio.sleep(0.05)
 
 
-async def generate(app: Harness, key: NewKey, **body: Any) -> dict[str, Any]:
-    created = await app.create(key, model=MODEL, prompt="a fox", **body)
-    assert created.status_code == 202, created.text
-    return await app.wait_for(key, created.json()["id"], timeout=60)
-
-
 async def served_by(app: Harness, generation_id: str) -> list[tuple[str, str]]:
     row = await app.service.generations.get(generation_id)
     assert row is not None
     return [(a.route, a.outcome) for a in row.attempts]
+
+
+@asynccontextmanager
+async def with_history(
+    tmp_path: Path, database_url: str, settings: dict[str, Any], *fakes: ChaosProvider
+) -> AsyncIterator[tuple[Harness, NewKey]]:
+    """The service over routes a (and b) priced as PRICED, after two completed generations."""
+    named = dict(zip("ab", fakes, strict=False))
+    async with chaos_service(tmp_path, database_url, named, routes=PRICED, **settings) as app:
+        key = await app.new_key()
+        for _ in range(2):
+            assert (await generate(app, key))["status"] == "completed"
+        yield app, key
 
 
 # --- failures after submit count ----------------------------------------------------------------
@@ -149,7 +80,7 @@ async def test_a_route_whose_accepted_jobs_fail_opens_and_recovers_through_a_pro
         "circuit_cooldown_seconds": 400,  # x 0.02 = 8 s
     }
     async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **settings
+        tmp_path, database_url, {"a": a, "b": b}, routes=PRICED, **settings
     ) as app:
         key = await app.new_key()
         item = await model_item(app, key)
@@ -225,14 +156,9 @@ HANG_SETTINGS: dict[str, Any] = {
 async def test_a_hung_job_is_canceled_and_the_generation_moves_to_the_next_route(
     tmp_path: Path, database_url: str
 ) -> None:
-    a = ChaosProvider(api_key=KEY)
-    b = ChaosProvider(api_key=KEY)
-    async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **HANG_SETTINGS
-    ) as app:
-        key = await app.new_key()
-        for _ in range(2):  # history: a's jobs take well under a second
-            assert (await generate(app, key))["status"] == "completed"
+    a, b = ChaosProvider(api_key=KEY), ChaosProvider(api_key=KEY)
+    async with with_history(tmp_path, database_url, HANG_SETTINGS, a, b) as (app, key):
+        # From its history, a's jobs take well under a second.
         limit = await app.service.router.job_limit(
             app.service.catalog.get(MODEL).routes[0],  # type: ignore[union-attr]
             app.service.providers.get(ADAPTER).poll_policy.max_wait * 0.02,
@@ -272,15 +198,9 @@ LAST_ROUTE_SETTINGS: dict[str, Any] = {**HANG_SETTINGS, "provider_delay_scale": 
 async def test_a_generation_whose_every_route_hangs_fails_as_timeout(
     tmp_path: Path, database_url: str
 ) -> None:
-    a = ChaosProvider(api_key=KEY)
-    b = ChaosProvider(api_key=KEY)
-    async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **LAST_ROUTE_SETTINGS
-    ) as app:
-        key = await app.new_key()
-        # History on both routes (b's: while a is down, generations fail over to it).
-        for _ in range(2):
-            assert (await generate(app, key))["status"] == "completed"
+    a, b = ChaosProvider(api_key=KEY), ChaosProvider(api_key=KEY)
+    async with with_history(tmp_path, database_url, LAST_ROUTE_SETTINGS, a, b) as (app, key):
+        # History on b too: while a is down, generations fail over to it.
         a.start_outage()
         for _ in range(2):
             assert (await generate(app, key))["status"] == "completed"
@@ -288,8 +208,7 @@ async def test_a_generation_whose_every_route_hangs_fails_as_timeout(
         a.job_seconds = b.job_seconds = 3600.0
 
         done = await generate(app, key)
-        assert done["status"] == "failed", done
-        assert done["error"]["code"] == "timeout"
+        assert_failed(done, "timeout")
         assert done["cost"] is None
         assert [o for _, o in await served_by(app, done["id"])] == [
             "submitted",
@@ -305,18 +224,11 @@ async def test_a_generation_whose_every_route_hangs_fails_as_timeout(
 async def test_allow_fallbacks_false_keeps_a_hung_generation_on_its_route(
     tmp_path: Path, database_url: str
 ) -> None:
-    a = ChaosProvider(api_key=KEY)
-    b = ChaosProvider(api_key=KEY)
-    async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **LAST_ROUTE_SETTINGS
-    ) as app:
-        key = await app.new_key()
-        for _ in range(2):
-            assert (await generate(app, key))["status"] == "completed"
+    a, b = ChaosProvider(api_key=KEY), ChaosProvider(api_key=KEY)
+    async with with_history(tmp_path, database_url, LAST_ROUTE_SETTINGS, a, b) as (app, key):
         a.job_seconds = 3600.0
         done = await generate(app, key, routing={"allow_fallbacks": False})
-        assert done["status"] == "failed", done
-        assert done["error"]["code"] == "timeout"
+        assert_failed(done, "timeout")
         assert done["routing"]["allow_fallbacks"] is False
         assert [o for _, o in await served_by(app, done["id"])] == ["submitted", "timed_out"]
     assert b.accepted == []
@@ -328,12 +240,7 @@ async def test_a_slow_job_with_nowhere_to_move_is_not_cut_short(
     # One route: its learned limit (3 x a p95 of a fraction of a second) would abandon a
     # slower job, but with nowhere to move it may run the documented 13.5 s.
     a = ChaosProvider(api_key=KEY)
-    async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05)}, **LAST_ROUTE_SETTINGS
-    ) as app:
-        key = await app.new_key()
-        for _ in range(2):
-            assert (await generate(app, key))["status"] == "completed"
+    async with with_history(tmp_path, database_url, LAST_ROUTE_SETTINGS, a) as (app, key):
         route = app.service.catalog.get(MODEL).routes[0]  # type: ignore[union-attr]
         documented = app.service.providers.get(ADAPTER).poll_policy.max_wait * 0.005
         learned = await app.service.router.job_limit(route, documented)
@@ -360,12 +267,7 @@ async def test_a_late_completion_of_an_abandoned_job_is_ignored_and_not_billed(
 ) -> None:
     a = UncancelableChaos(api_key=KEY)
     b = ChaosProvider(api_key=KEY)
-    async with chaos_service(
-        tmp_path, database_url, {"a": (a, 0.05), "b": (b, 0.08)}, **HANG_SETTINGS
-    ) as app:
-        key = await app.new_key()
-        for _ in range(2):
-            assert (await generate(app, key))["status"] == "completed"
+    async with with_history(tmp_path, database_url, HANG_SETTINGS, a, b) as (app, key):
         a.job_seconds = 3600.0
         done = await generate(app, key)
         assert done["status"] == "completed", done

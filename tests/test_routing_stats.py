@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.chaos import KEY, KEY_ENV, PRICED, chaos_catalog, model_item, route_key
 from tests.support.harness import running, test_settings
-from tests.test_routing_delivery import KEY, KEY_ENV, model_item, route_key, write_catalog
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
 from vidrouter.engine.circuits import CircuitState
@@ -161,9 +161,9 @@ async def test_every_process_sees_the_stats_and_the_price_they_make(
     tmp_path: Path, database_url: str
 ) -> None:
     # Two processes' services on one database: what one learns, the other lists.
-    catalog = write_catalog(
+    catalog = chaos_catalog(
         tmp_path / "operator.toml",
-        [("a", "http://127.0.0.1:9", 0.05), ("b", "http://127.0.0.1:9", 0.08)],
+        [{"id": n, "url": "http://127.0.0.1:9", **PRICED[n]} for n in ("a", "b")],
     )
 
     def settings(name: str) -> Any:

@@ -15,13 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -29,12 +27,10 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import pytest
 
-from tests.conftest import PG_AVAILABLE, PG_SKIP_REASON
-from tests.support.databases import create_pg_database, drop_pg_database, pg_url
+from tests.support.chaos import MODEL
 from tests.support.process import ServeProcess, cli_env, create_key
 from tests.support.receiver import WebhookReceiver
 from tests.support.scaleout import (
-    MODEL,
     UPSTREAM_KEY,
     UPSTREAM_KEY_ENV,
     local_videos,
@@ -118,17 +114,6 @@ class Upstream:
         return json.loads(self.report.read_text())  # type: ignore[no-any-return]
 
 
-@pytest.fixture
-async def pg_database() -> AsyncIterator[str]:
-    if not PG_AVAILABLE:
-        pytest.skip(PG_SKIP_REASON)
-    name = await create_pg_database()
-    try:
-        yield pg_url(name)
-    finally:
-        await drop_pg_database(name)
-
-
 def _on(base_url: str, url: str) -> str:
     """The same signed URL, asked of another API node."""
     target = urlsplit(base_url)
@@ -137,7 +122,7 @@ def _on(base_url: str, url: str) -> str:
 
 
 async def test_two_api_and_two_worker_processes_on_postgres_and_s3(
-    tmp_path: Path, pg_database: str
+    tmp_path: Path, postgres_url: str
 ) -> None:
     upstream = Upstream(tmp_path / "upstream.json")
     await upstream.start()
@@ -145,14 +130,13 @@ async def test_two_api_and_two_worker_processes_on_postgres_and_s3(
     receiver = WebhookReceiver()
     try:
         with s3_server() as s3:
-            bucket = "vr-" + secrets.token_hex(4)
-            s3.create_bucket(bucket)
+            bucket = s3.new_bucket()
             catalog = upstream_catalog(tmp_path / "catalog.toml", upstream.url)
 
             def env(role: str, n: int) -> dict[str, str]:
                 return cli_env(
                     tmp_path / f"{role}{n}" / "data",
-                    pg_database,
+                    postgres_url,
                     VIDROUTER_ROLE=role,
                     VIDROUTER_STORAGE_URL=f"s3://{bucket}/deploy",
                     VIDROUTER_CATALOG=str(catalog),

@@ -7,7 +7,6 @@ StorageUnavailable, never a bare OS error, and no half-written blob left behind.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -28,8 +27,7 @@ def moto() -> Iterator[S3Server]:
 
 
 def _s3(moto: S3Server, prefix: str = "") -> S3Storage:
-    bucket = "vr-" + secrets.token_hex(4)
-    moto.create_bucket(bucket)
+    bucket = moto.new_bucket()
     env = moto.env()
     return S3Storage(f"s3://{bucket}/{prefix}", env.get)
 

@@ -4,13 +4,13 @@ leases fence writers, expired leases are free again, terminal rows are never cla
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
-from vidrouter.domain import ids
+from tests.support.rows import generation
 from vidrouter.domain.generation import Generation, Status, Step
 from vidrouter.store import Database, GenerationStore, KeyStore
 
@@ -18,31 +18,14 @@ T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-async def store(database_url: str) -> AsyncIterator[tuple[GenerationStore, str]]:
-    db = Database(database_url)
-    await db.migrate()
+async def store(db: Database) -> tuple[GenerationStore, str]:
     key = await KeyStore(db).create("t")
-    try:
-        yield GenerationStore(db), key.key.account_id
-    finally:
-        await db.close()
+    return GenerationStore(db), key.key.account_id
 
 
 def _generation(account: str, due: datetime | None = T0, **kw: object) -> Generation:
-    g = Generation(
-        id=ids.generation_id(),
-        account_id=account,
-        model="local-preview",
-        prompt="p",
-        duration=1.0,
-        aspect_ratio="16:9",
-        status=Status.QUEUED,
-        step=Step.SUBMIT,
-        created_at=T0,
-        updated_at=T0,
-        next_attempt_at=due,
-    )
-    return replace(g, **kw)  # type: ignore[arg-type]
+    fields: dict[str, Any] = {"next_attempt_at": due, **kw}
+    return generation(account, T0, **fields)
 
 
 async def test_claims_only_due_rows_in_due_order(store: tuple[GenerationStore, str]) -> None:

@@ -4,11 +4,12 @@ test_failover, test_crash_safety and the provider tests."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
+from tests.support.rows import generation
 from vidrouter.domain.generation import Attempt, Generation, Status, Step
 from vidrouter.engine import transitions as t
 from vidrouter.providers.base import (
@@ -34,21 +35,17 @@ PACED = t.Pacing(backoff=backoff)
 
 
 def row(**changes: object) -> Generation:
-    base = Generation(
-        id="gen_test",
-        account_id="acct",
-        model="m",
-        prompt="a fox",
-        duration=4.0,
-        aspect_ratio="16:9",
-        status=Status.QUEUED,
-        step=Step.SUBMIT,
-        created_at=NOW - timedelta(minutes=1),
-        updated_at=NOW - timedelta(minutes=1),
-        lease_owner="worker-1",
-        lease_until=NOW + timedelta(seconds=30),
-    )
-    return replace(base, **changes)  # type: ignore[arg-type]
+    fields: dict[str, Any] = {
+        "id": "gen_test",
+        "account_id": "acct",
+        "model": "m",
+        "prompt": "a fox",
+        "duration": 4.0,
+        "lease_owner": "worker-1",
+        "lease_until": NOW + timedelta(seconds=30),
+        **changes,
+    }
+    return generation(at=NOW - timedelta(minutes=1), **fields)
 
 
 def polling(**changes: object) -> Generation:

@@ -58,16 +58,6 @@ async def _insert(store: GenerationStore, *generations: Generation) -> None:
         await store.insert(g)
 
 
-@pytest.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
-    database = Database(database_url)
-    await database.migrate()
-    try:
-        yield database
-    finally:
-        await database.close()
-
-
 async def test_usage_by_model_and_by_day_is_the_accounts_only(db: Database) -> None:
     for account in ("acct_a", "acct_b"):
         await KeyStore(db).create(account, account_id=account)

@@ -5,37 +5,22 @@ connection was cut (it reconnects, and catches up on what it missed)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from tests.conftest import PG_AVAILABLE, PG_SKIP_REASON
 from tests.support.databases import (
     PG_ADMIN_DB,
     PG_HOST,
     PG_PORT,
     PG_USER,
-    create_pg_database,
-    drop_pg_database,
     pg_url,
 )
 from tests.support.harness import running, test_settings
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-async def pg_name() -> AsyncIterator[str]:
-    if not PG_AVAILABLE:
-        pytest.skip(PG_SKIP_REASON)
-    name = await create_pg_database()
-    try:
-        yield name
-    finally:
-        await drop_pg_database(name)
 
 
 async def _cut_listeners(name: str) -> int:

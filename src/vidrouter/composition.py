@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -36,6 +37,7 @@ from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 from vidrouter.engine.circuit_states import circuit_reader
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
 from vidrouter.engine.inputs import InputImages
+from vidrouter.engine.leased import leased_loop
 from vidrouter.engine.loop import WorkLoop
 from vidrouter.engine.render_pool import make_render_pool
 from vidrouter.engine.results import ResultFetcher, sweep_scratch
@@ -241,6 +243,9 @@ class Composition:
                 publicly_reachable=callbacks_enabled("auto", settings.resolved_public_url),
             ),
         )
+        loop = functools.partial(
+            leased_loop, owner=self.owner, idle_poll=settings.idle_poll_seconds, clock=self.clock
+        )
         sender = WebhookSender(
             self.deliveries,
             self.keys,
@@ -251,19 +256,14 @@ class Composition:
             clock=self.clock,
             observer=self.observer,
         )
-        self.webhook_loop = WorkLoop(
+        # Deliveries finish well inside their lease (the send timeout is a quarter of it):
+        # the loop neither renews nor releases them.
+        self.webhook_loop = loop(
             "webhooks",
-            claim=lambda n, now, until: self.deliveries.claim(
-                self.owner, now=now, lease_until=until, limit=n
-            ),
-            handle=sender.handle,
-            renew=lambda ids, until: _renew_none(),
-            release=lambda ids: _renew_none(),
-            next_due=self.deliveries.next_due_at,
+            self.deliveries,
+            sender.handle,
             capacity=WEBHOOK_CONCURRENCY,
             lease=timedelta(seconds=max(60.0, settings.webhook_timeout_seconds * 4)),
-            idle_poll=settings.idle_poll_seconds,
-            clock=self.clock,
         )
         worker = GenerationWorker(
             self.generations,
@@ -273,19 +273,14 @@ class Composition:
             on_deliveries=self.webhook_loop.wake,
             observer=self.observer,
         )
-        self.generation_loop = WorkLoop(
+        self.generation_loop = loop(
             "generations",
-            claim=lambda n, now, until: self.generations.claim(
-                self.owner, now=now, lease_until=until, limit=n
-            ),
-            handle=worker.handle,
-            renew=lambda ids, until: self.generations.renew(self.owner, ids, until=until),
-            release=lambda ids: self.generations.release(self.owner, ids),
-            next_due=self.generations.next_due_at,
+            self.generations,
+            worker.handle,
             capacity=settings.workers,
             lease=lease,
-            idle_poll=settings.idle_poll_seconds,
-            clock=self.clock,
+            renew=lambda ids, until: self.generations.renew(self.owner, ids, until=until),
+            release=lambda ids: self.generations.release(self.owner, ids),
         )
         if settings.workers > 0:
             self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
@@ -379,8 +374,3 @@ def _stop_pool(pool: Executor) -> None:
     for process in processes:
         with contextlib.suppress(OSError, AttributeError):
             process.terminate()
-
-
-async def _renew_none() -> int:
-    # Deliveries finish well inside their lease (the send timeout is a quarter of it).
-    return 0

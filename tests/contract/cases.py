@@ -8,9 +8,10 @@ adapter meets the same situation in its own wire format. Adding a provider is ad
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.types import ASGIApp
 
@@ -33,23 +34,28 @@ KEY = "test-key"
 GATEWAY_KEY_ENV = "GATEWAY_VIDEO_KEY"
 
 
+class Calls(NamedTuple):
+    submit: str  # path part of the paid create call (always a POST)
+    poll: str  # path part of the status call (always a GET)
+    cancel: tuple[str, str] | None = None  # (method, path part); None where the API cannot cancel
+
+
 @dataclass(frozen=True)
 class ProviderCase:
     name: str  # the adapter, as the generation's `route` names it
     model: str  # a public model this provider serves
+    calls: Calls  # where its calls go
     listed: frozenset[str]  # models offered with its credentials (and only with them)
     make: Callable[[], Any]  # a fresh fake
-    serve: Callable[[Any], ASGIApp]  # the fake's ASGI app
     environ: Callable[[str, str], dict[str, str]]  # (fake URL, credential) -> environment
-    key_attr: str  # the fake's attribute holding the credential it accepts
-    submit: str  # path part of the paid create call (always a POST)
-    poll: str  # path part of the status call (always a GET)
-    cancel: tuple[str, str] | None  # (method, path part); None where the API cannot cancel
-    jobs: Callable[[Any], int]  # how many jobs the fake accepted
     server_error: Answer
     throttled: Answer  # answered with a Retry-After header
     rate_limits: Mapping[str, Answer]  # real rate limits: retried on the same route
     refusals: Mapping[str, Answer]  # account-level refusals: never retried on the same route
+    # How many jobs the fake accepted.
+    jobs: Callable[[Any], int] = lambda fake: len(fake.tasks)
+    serve: Callable[[Any], ASGIApp] = lambda fake: _asgi(fake)  # the fake's ASGI app
+    key_attr: str = "api_key"  # the fake's attribute holding the credential it accepts
     # An operator catalog (fake URL, HTTP timeout) -> TOML, where the route needs one.
     catalog: Callable[[str, float], str] = lambda url, timeout: ""
     settings: Mapping[str, Any] = field(default_factory=dict)
@@ -62,8 +68,45 @@ class ProviderCase:
     # Cancel every job on the provider's side (someone did, in its dashboard), if it can.
     cancel_remotely: Callable[[Any], None] | None = None
 
+    @property
+    def submit(self) -> str:
+        return self.calls.submit
+
+    @property
+    def poll(self) -> str:
+        return self.calls.poll
+
+    @property
+    def cancel(self) -> tuple[str, str] | None:
+        return self.calls.cancel
+
     def __str__(self) -> str:
         return self.name
+
+
+def _asgi(fake: Any) -> ASGIApp:
+    """The fake's ASGI app: its `app`, or what its `app()` builds."""
+    app = fake.app
+    return app() if inspect.ismethod(app) else app  # type: ignore[no-any-return]
+
+
+def _env(key_env: str, *url_envs: str, **fixed: str) -> Callable[[str, str], dict[str, str]]:
+    """(fake URL, credential) -> the credential in `key_env`, the URL in each of `url_envs`,
+    and the `fixed` values."""
+    return lambda url, key: {**dict.fromkeys(url_envs, url), key_env: key, **fixed}
+
+
+def _count(table: str) -> Callable[[Any], int]:
+    """How many jobs the fake holds in its `table`."""
+    return lambda fake: len(getattr(fake, table))
+
+
+def _detail(status: int, detail: str) -> Answer:
+    return status, {"detail": detail}
+
+
+def _error(status: int, message: str) -> Answer:
+    return status, {"error": message}
 
 
 def _flag_prompts(fake: Any) -> None:
@@ -88,6 +131,13 @@ def _set_status(table: str, status: str) -> Callable[[Any], None]:
             job.status = status
 
     return setup
+
+
+# Moderation of the prompt at submit, and of the made video in the finished job.
+_INPUT_AND_OUTPUT = {
+    "input": _flag_prompts,
+    "output": _set(moderate_outputs_containing="forbidden"),
+}
 
 
 def _google(status: int, state: str, message: str) -> Answer:
@@ -141,15 +191,12 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="veo",
         model="veo-3.1",
+        # The Gemini API has no cancel for video operations.
+        calls=Calls(":predictLongRunning", "/operations/"),
         listed=frozenset({"veo-3.1", "veo-3.1-fast"}),
         make=VeoFake,
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {"VIDROUTER_GEMINI_BASE_URL": url, "GEMINI_API_KEY": key},
-        key_attr="api_key",
-        submit=":predictLongRunning",
-        poll="/operations/",
-        cancel=None,  # the Gemini API has no cancel for video operations
-        jobs=lambda fake: len(fake.operations),
+        environ=_env("GEMINI_API_KEY", "VIDROUTER_GEMINI_BASE_URL"),
+        jobs=_count("operations"),
         server_error=_google(503, "UNAVAILABLE", "The model is overloaded."),
         throttled=_google(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted."),
         rate_limits={
@@ -169,22 +216,16 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="runway",
         model="gen4.5",
+        calls=Calls("/v1/text_to_video", "/v1/tasks/", ("DELETE", "/v1/tasks/")),
         listed=frozenset({"gen4.5", "gen4-turbo"}),
         make=RunwayFake,
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {"VIDROUTER_RUNWAY_BASE_URL": url, "RUNWAYML_API_SECRET": key},
-        key_attr="api_key",
-        submit="/v1/text_to_video",
-        poll="/v1/tasks/",
-        cancel=("DELETE", "/v1/tasks/"),
-        jobs=lambda fake: len(fake.tasks),
-        server_error=(502, {"error": "Bad gateway"}),
-        throttled=(429, {"error": "Too many requests"}),
-        rate_limits={"429": (429, {"error": "You have exceeded the rate limit for this model."})},
+        environ=_env("RUNWAYML_API_SECRET", "VIDROUTER_RUNWAY_BASE_URL"),
+        server_error=_error(502, "Bad gateway"),
+        throttled=_error(429, "Too many requests"),
+        rate_limits={"429": _error(429, "You have exceeded the rate limit for this model.")},
         refusals={
-            "400 not enough credits": (
-                400,
-                {"error": "You do not have enough credits to run this task."},
+            "400 not enough credits": _error(
+                400, "You do not have enough credits to run this task."
             )
         },
         cancel_remotely=_set_status("tasks", "CANCELLED"),
@@ -192,22 +233,21 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="luma",
         model="ray-2",
+        calls=Calls(
+            "/dream-machine/v1/generations",
+            "/dream-machine/v1/generations",
+            ("DELETE", "/dream-machine/v1/generations/"),
+        ),
         listed=frozenset({"ray-2", "ray-flash-2"}),
         make=lambda: LumaFake(moderate_prompts_containing=None),
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_LUMA_BASE_URL": url, "LUMAAI_API_KEY": key},
-        key_attr="api_key",
-        submit="/dream-machine/v1/generations",
-        poll="/dream-machine/v1/generations",
-        cancel=("DELETE", "/dream-machine/v1/generations/"),
-        jobs=lambda fake: len(fake.created),
-        server_error=(500, {"detail": "Internal Server Error"}),
-        throttled=(429, {"detail": "Too Many Requests"}),
-        rate_limits={"429": (429, {"detail": "Too many concurrent generations"})},
+        environ=_env("LUMAAI_API_KEY", "VIDROUTER_LUMA_BASE_URL"),
+        jobs=_count("created"),
+        server_error=_detail(500, "Internal Server Error"),
+        throttled=_detail(429, "Too Many Requests"),
+        rate_limits={"429": _detail(429, "Too many concurrent generations")},
         refusals={
-            "400 insufficient credits": (
-                400,
-                {"detail": "Insufficient credits: please top up your API balance"},
+            "400 insufficient credits": _detail(
+                400, "Insufficient credits: please top up your API balance"
             )
         },
         moderations={
@@ -218,15 +258,11 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="openai_videos",
         model="gateway-clip",
+        calls=Calls("/v1/videos", "/v1/videos/", ("DELETE", "/v1/videos/")),
         listed=frozenset({"gateway-clip"}),
         make=lambda: FakeOpenAIVideos(models=frozenset({"upstream-clip-1"})),
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {GATEWAY_KEY_ENV: key},
-        key_attr="api_key",
-        submit="/v1/videos",
-        poll="/v1/videos/",
-        cancel=("DELETE", "/v1/videos/"),
-        jobs=lambda fake: len(fake.created),
+        environ=_env(GATEWAY_KEY_ENV),
+        jobs=_count("created"),
         server_error=_openai(500, "server_error", None, "The server had an error."),
         throttled=_openai(429, "requests", "rate_limit_exceeded", "Rate limit reached"),
         rate_limits={
@@ -253,19 +289,14 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="kling",
         model="kling-v2.5-turbo",
+        # Kling documents no cancel for video tasks.
+        calls=Calls("/v1/videos/", "/v1/videos/"),
         listed=frozenset({"kling-v3", "kling-v2.6", "kling-v2.5-turbo", "kling-v2.1-master"}),
         make=lambda: KlingFake(secret_key=KEY),
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {
-            "VIDROUTER_KLING_BASE_URL": url,
-            "KLING_ACCESS_KEY": "test-access-key",
-            "KLING_SECRET_KEY": key,
-        },
+        environ=_env(
+            "KLING_SECRET_KEY", "VIDROUTER_KLING_BASE_URL", KLING_ACCESS_KEY="test-access-key"
+        ),
         key_attr="secret_key",
-        submit="/v1/videos/",
-        poll="/v1/videos/",
-        cancel=None,  # Kling documents no cancel for video tasks
-        jobs=lambda fake: len(fake.tasks),
         server_error=_kling(500, 5000, "Server internal error"),
         throttled=_kling(429, 1303, "parallel task over resource pack limit"),
         rate_limits={
@@ -281,16 +312,12 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="minimax",
         model="hailuo-2.3",
+        # MiniMax has no cancel endpoint.
+        calls=Calls("/v1/video_generation", "/v1/query/video_generation"),
         listed=frozenset({"hailuo-2.3", "hailuo-2.3-fast", "hailuo-02"}),
         make=lambda: MinimaxFake(polls_before_done=1),
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_MINIMAX_BASE_URL": url, "MINIMAX_API_KEY": key},
-        key_attr="api_key",
-        submit="/v1/video_generation",
-        poll="/v1/query/video_generation",
-        cancel=None,  # MiniMax has no cancel endpoint
-        jobs=lambda fake: len(fake.tasks),
-        server_error=(502, {"error": "bad gateway"}),
+        environ=_env("MINIMAX_API_KEY", "VIDROUTER_MINIMAX_BASE_URL"),
+        server_error=_error(502, "bad gateway"),
         # MiniMax documents no HTTP status for its errors (its 1002 comes in a 200: see
         # rate_limits); a proxy's plain 429 with Retry-After must still be honoured.
         throttled=(429, {}),
@@ -303,15 +330,10 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="seedance",
         model="seedance-1-pro",
+        calls=Calls(TASKS, TASKS + "/", ("DELETE", TASKS + "/")),
         listed=frozenset({"seedance-1-pro", "seedance-1-pro-fast"}),
         make=FakeArk,
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_SEEDANCE_BASE_URL": url, "ARK_API_KEY": key},
-        key_attr="api_key",
-        submit=TASKS,
-        poll=TASKS + "/",
-        cancel=("DELETE", TASKS + "/"),
-        jobs=lambda fake: len(fake.tasks),
+        environ=_env("ARK_API_KEY", "VIDROUTER_SEEDANCE_BASE_URL"),
         server_error=_ark(500, "InternalServiceError", "The service encountered an error."),
         throttled=_ark(429, "ServerOverloaded", "The service is overloaded."),
         rate_limits={
@@ -345,23 +367,15 @@ CASES: tuple[ProviderCase, ...] = (
             ),
         },
         shorten_timeout=_set_client_timeout("_client", "seedance"),
-        moderations={
-            "input": _flag_prompts,
-            "output": _set(moderate_outputs_containing="forbidden"),
-        },
+        moderations=_INPUT_AND_OUTPUT,
     ),
     ProviderCase(
         name="wan",
         model="wan-2.5",
+        calls=Calls(CREATE_PATH, "/api/v1/tasks/", ("POST", "/cancel")),
         listed=frozenset({"wan-2.5", "wan-2.6", "wan-2.7"}),
         make=FakeWan,
-        serve=lambda fake: fake.app,
-        environ=lambda url, key: {"VIDROUTER_WAN_BASE_URL": url, "DASHSCOPE_API_KEY": key},
-        key_attr="api_key",
-        submit=CREATE_PATH,
-        poll="/api/v1/tasks/",
-        cancel=("POST", "/cancel"),
-        jobs=lambda fake: len(fake.tasks),
+        environ=_env("DASHSCOPE_API_KEY", "VIDROUTER_WAN_BASE_URL"),
         server_error=_dashscope(500, "InternalError", "Internal server error!"),
         throttled=_dashscope(429, "Throttling", "Requests throttling triggered."),
         rate_limits={
@@ -380,32 +394,21 @@ CASES: tuple[ProviderCase, ...] = (
                 429, "PrepaidBillOverdue", "The prepaid bill is overdue."
             ),
         },
-        moderations={
-            "input": _flag_prompts,
-            "output": _set(moderate_outputs_containing="forbidden"),
-        },
+        moderations=_INPUT_AND_OUTPUT,
     ),
     ProviderCase(
         name="fal",
         model="kling-v2.5-turbo",
+        calls=Calls("/fal-ai/", "/status", ("PUT", "/cancel")),
         listed=frozenset({"kling-v2.5-turbo", "ray-2", "hailuo-02", "veo-3.1"}),
         make=FalFake,
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {
-            "VIDROUTER_FAL_BASE_URL": url,
-            "VIDROUTER_FAL_API_BASE_URL": url,
-            "FAL_KEY": key,
-        },
-        key_attr="api_key",
-        submit="/fal-ai/",
-        poll="/status",
-        cancel=("PUT", "/cancel"),
-        jobs=lambda fake: len(fake.jobs),
-        server_error=(500, {"detail": "Internal Server Error"}),
-        throttled=(429, {"detail": "Too many concurrent requests"}),
-        rate_limits={"429": (429, {"detail": "Too many concurrent requests"})},
+        environ=_env("FAL_KEY", "VIDROUTER_FAL_BASE_URL", "VIDROUTER_FAL_API_BASE_URL"),
+        jobs=_count("jobs"),
+        server_error=_detail(500, "Internal Server Error"),
+        throttled=_detail(429, "Too many concurrent requests"),
+        rate_limits={"429": _detail(429, "Too many concurrent requests")},
         refusals={
-            "402": (402, {"detail": "Exhausted balance. Top up your balance at fal.ai."}),
+            "402": _detail(402, "Exhausted balance. Top up your balance at fal.ai."),
             "403 locked": (403, LOCKED),
         },
         moderations={  # fal reports moderation with the result, some apps at submit
@@ -416,15 +419,16 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="replicate",
         model="kling-v2.1-master",
+        calls=Calls(
+            "/v1/models/kwaivgi/kling-v2.1-master/predictions",
+            "/v1/predictions/",
+            ("POST", "/cancel"),
+        ),
         listed=frozenset({"kling-v2.1-master", "wan-2.5", "hailuo-02", "veo-3.1"}),
         make=ReplicateFake,
-        serve=lambda fake: fake.app(),
-        environ=lambda url, key: {"VIDROUTER_REPLICATE_BASE_URL": url, "REPLICATE_API_TOKEN": key},
+        environ=_env("REPLICATE_API_TOKEN", "VIDROUTER_REPLICATE_BASE_URL"),
         key_attr="api_token",
-        submit="/v1/models/kwaivgi/kling-v2.1-master/predictions",
-        poll="/v1/predictions/",
-        cancel=("POST", "/cancel"),
-        jobs=lambda fake: len(fake.created),
+        jobs=_count("created"),
         server_error=_problem(500, "Internal Server Error", "Something went wrong."),
         throttled=_problem(429, "Request was throttled.", "Request was throttled."),
         rate_limits={
@@ -446,18 +450,15 @@ CASES: tuple[ProviderCase, ...] = (
     ProviderCase(
         name="openrouter",
         model="veo-3.1",
+        # OpenRouter has no cancel endpoint.
+        calls=Calls("/api/v1/videos", "/api/v1/videos/gen-vid-"),
         listed=frozenset({"veo-3.1", "kling-v3", "hailuo-2.3", "seedance-2", "gen4.5"}),
         make=OpenRouterFake,
-        serve=lambda fake: fake.app,
         environ=lambda url, key: {
             "VIDROUTER_OPENROUTER_BASE_URL": url + "/api",
             "OPENROUTER_API_KEY": key,
         },
-        key_attr="api_key",
-        submit="/api/v1/videos",
-        poll="/api/v1/videos/gen-vid-",
-        cancel=None,  # OpenRouter has no cancel endpoint
-        jobs=lambda fake: len(fake.created),
+        jobs=_count("created"),
         server_error=_openrouter(500, "Internal Server Error"),
         throttled=_openrouter(429, "Rate limit exceeded"),
         rate_limits={"429": _openrouter(429, "Rate limit exceeded: limit_rpm/google/veo-3.1")},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 GATEWAY_MODEL = """
 [[models]]
 id = "{id}"
@@ -37,3 +39,14 @@ def gateway_model(
         id=model_id, upstream=upstream, base_url=base_url, key_env=key_env, timeout=timeout
     )
     return text + "".join(f"  {name} = {value}\n" for name, value in options.items())
+
+
+def local_model(model_id: str, price: float, **fields: object) -> str:
+    """A model served by the local renderer's `title-card` at `price` per second; `fields`
+    are its other catalog keys (strings, numbers and lists, as in docs/catalog.md), the
+    provider Example Co unless one is given."""
+    fields = {"provider": "Example Co", **fields}
+    lines = ["[[models]]", f"id = {json.dumps(model_id)}"]
+    lines += [f"{name} = {json.dumps(value)}" for name, value in fields.items()]
+    lines += ["  [[models.routes]]", '  provider = "local"', '  model = "title-card"']
+    return "\n".join([*lines, f"  price_per_second = {price}", ""])

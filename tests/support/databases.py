@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import socket
+from collections.abc import AsyncIterator
 
 import asyncpg
 
@@ -38,6 +40,16 @@ async def drop_pg_database(name: str) -> None:
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_pg_database() -> AsyncIterator[str]:
+    """A new PostgreSQL database (its name), dropped on the way out."""
+    name = await create_pg_database()
+    try:
+        yield name
+    finally:
+        await drop_pg_database(name)
 
 
 def pg_url(name: str) -> str:

@@ -52,6 +52,14 @@ class Harness:
     async def create(self, key: NewKey, **body: Any) -> httpx.Response:
         return await self.client.post("/v1/generations", json=body, headers=self.auth(key))
 
+    async def create_preview(self, key: NewKey, **body: Any) -> str:
+        """Create a half-second `local-preview` generation (`body` adds or changes fields);
+        its id."""
+        body = {"model": "local-preview", "prompt": "p", "duration": 0.5, **body}
+        created = await self.create(key, **body)
+        assert created.status_code == 202, created.text
+        return str(created.json()["id"])
+
     async def get(self, key: NewKey, generation_id: str) -> httpx.Response:
         return await self.client.get(f"/v1/generations/{generation_id}", headers=self.auth(key))
 
@@ -105,3 +113,14 @@ def assert_failed(done: dict[str, Any], code: str) -> None:
     assert done["status"] == "failed", done
     assert done["error"]["code"] == code, done
     assert done["video_url"] is None, done
+
+
+def assert_error(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
+    """The response is our error of that status (and `code`), in its four fields; the error."""
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert set(error) == {"type", "code", "message", "param"}, error
+    assert isinstance(error["message"], str) and error["message"]
+    if code is not None:
+        assert error["code"] == code, error
+    return dict(error)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -15,14 +16,13 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.chaos import KEY, KEY_ENV, chaos_catalog
 from tests.support.servers import free_port
 
 S3_KEY_ID = "testing-key"
 S3_SECRET = "testing-secret"
 S3_REGION = "us-east-1"
-UPSTREAM_KEY_ENV = "CHAOS_VIDEO_KEY"
-UPSTREAM_KEY = "sk-chaos-test"
-MODEL = "chaos-clip"
+UPSTREAM_KEY_ENV, UPSTREAM_KEY = KEY_ENV, KEY
 
 
 @dataclass
@@ -64,6 +64,12 @@ class S3Server:
             self.proc.kill()
             self.proc.wait(10)
         self.proc = None
+
+    def new_bucket(self) -> str:
+        """A new bucket of a fresh name."""
+        name = "vr-" + secrets.token_hex(4)
+        self.create_bucket(name)
+        return name
 
     def create_bucket(self, name: str) -> None:
         import boto3
@@ -136,33 +142,8 @@ def fill(disk: Path) -> Path:
 
 def upstream_catalog(path: Path, url: str) -> Path:
     """One model, one route: the generic OpenAI-style adapter pointed at a fake upstream."""
-    path.write_text(
-        f"""
-[[models]]
-id = "{MODEL}"
-name = "{MODEL}"
-description = "A model behind a fake upstream."
-provider = "Example Labs"
-type = "text-to-video"
-capabilities = ["text-to-video"]
-max_duration = 8
-default_duration = 4
-durations = [4, 8]
-aspect_ratios = ["16:9", "9:16"]
-
-  [[models.routes]]
-  id = "upstream"
-  provider = "openai_videos"
-  model = "chaos-1"
-  price_per_second = 0.1
-
-  [models.routes.options]
-  base_url = "{url}/v1"
-  api_key_env = "{UPSTREAM_KEY_ENV}"
-  timeout_seconds = 10
-"""
-    )
-    return path
+    route = {"id": "upstream", "url": url, "timeout": 10}
+    return chaos_catalog(path, [route], description="A model behind a fake upstream.")
 
 
 def local_videos(root: Path) -> list[Path]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 
@@ -10,26 +11,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Send
 
 from vidrouter.api import methods
-from vidrouter.domain.errors import RequestError, Unavailable
+from vidrouter.domain.errors import ERROR_TYPES, RequestError, Unavailable
 from vidrouter.store import outage
 
 log = logging.getLogger(__name__)
-
-_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "budget_error",
-    403: "permission_error",
-    404: "not_found_error",
-    405: "invalid_request_error",
-    409: "conflict_error",
-    413: "invalid_request_error",
-    415: "invalid_request_error",
-    429: "rate_limit_error",
-    503: "service_unavailable_error",
-}
 
 
 def error_body(
@@ -37,7 +25,7 @@ def error_body(
 ) -> dict[str, dict[str, str | None]]:
     return {
         "error": {
-            "type": error_type or _TYPES.get(status, "api_error"),
+            "type": error_type or ERROR_TYPES.get(status, "api_error"),
             "code": code,
             "message": _encodable(message),
             "param": None if param is None else _encodable(param),
@@ -63,6 +51,16 @@ def error_response(
     return JSONResponse(
         error_body(status, code, message, param), status_code=status, headers=headers
     )
+
+
+async def send_error(
+    send: Send, status: int, code: str, message: str, param: str | None = None
+) -> None:
+    """The error response, sent by a pure ASGI middleware (one that answers before FastAPI)."""
+    body = json.dumps(error_body(status, code, message, param)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class AuthError(Exception):

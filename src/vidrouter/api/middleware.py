@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vidrouter.api.errors import error_body
+from vidrouter.api.errors import send_error
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 
@@ -85,20 +84,8 @@ class BodyLimitMiddleware:
             await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps(
-            error_body(413, "body_too_large", f"the request body exceeds {self.max_bytes} bytes")
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        message = f"the request body exceeds {self.max_bytes} bytes"
+        await send_error(send, 413, "body_too_large", message)
 
 
 class _BodyTooLarge(Exception):

@@ -17,16 +17,16 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from email.parser import HeaderParser
-from email.utils import collapse_rfc2231_value
+from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
 
+from vidrouter.api.openai_videos_forms import FormPart, parse_multipart, parse_urlencoded, text
 from vidrouter.domain.catalog import CURRENCY, ListedModel
+from vidrouter.domain.controls import CONTROL_FIELDS
 from vidrouter.domain.errors import InvalidRequest
 from vidrouter.domain.generation import Generation, Status
-from vidrouter.domain.representation import shown_error
+from vidrouter.domain.representation import controls_object, shown_error
+from vidrouter.domain.request_fields import check_names
 
 __all__ = [
     "FIELDS",
@@ -44,47 +44,55 @@ __all__ = [
     "video_object",
 ]
 
-# `routing` is ours (docs/routing.md): a JSON object, or its JSON text in a form.
-FIELDS = ("model", "prompt", "seconds", "size", "input_reference", "routing")
+# `routing` is ours (docs/routing.md): a JSON object, or its JSON text in a form. So are the
+# controls (issue 13), taken as on /v1/generations.
+FIELDS = ("model", "prompt", "seconds", "size", "input_reference", "routing", *CONTROL_FIELDS)
 # OpenAI's own sizes map onto these too: 1792x1024 is 16:9 within the tolerance.
 _RATIOS = {"16:9": 16 / 9, "9:16": 9 / 16, "1:1": 1.0}
 _RATIO_TOLERANCE = 0.03
-_SIZES = {"16:9": "1280x720", "9:16": "720x1280", "1:1": "720x720"}
+# The short side of a size names a resolution; other sides (OpenAI's 1024) leave the model's
+# default resolution.
+SHORT_SIDES = {480: "480p", 540: "540p", 720: "720p", 768: "768p", 1080: "1080p", 2160: "4k"}
+_SIDES = {resolution: side for side, resolution in SHORT_SIDES.items()}
 _SIZE = re.compile(r"^\s*(\d{1,5})\s*[xX\u00d7]\s*(\d{1,5})\s*$")
 _SECONDS = re.compile(r"^\s*\d{1,6}(\.\d{1,6})?\s*$")
-_BOUNDARY = re.compile(r'boundary=(?:"([^"]{1,200})"|([^;\s]{1,200}))', re.IGNORECASE)
 _IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"))
 # Our create rules' names for the fields, in OpenAI's vocabulary.
 _PARAMS = {"duration": "seconds", "aspect_ratio": "size", "image_url": "input_reference"}
+# Form fields are text: these become JSON values first (anything else is left as text, which
+# the create rules then refuse naming the field).
+_FORM_BOOLEANS = {"true": True, "false": False}
+_FORM_JSON = ("generate_audio", "enhance_prompt", "seed")
 
 
 # --- requests -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class FormPart:
-    name: str
-    filename: str | None
-    content_type: str
-    data: bytes
-
-
-@dataclass(frozen=True)
 class VideoRequest:
-    """A create request in OpenAI's terms, not yet checked against a model."""
+    """A create request in OpenAI's terms, not yet checked against a model: its fields as
+    given (`input_reference` aside), and the image that reference names."""
 
-    prompt: object = None
-    model: object = None
-    seconds: object = None
-    size: object = None
+    values: Mapping[str, object] = field(default_factory=dict)
     image_url: str | None = None
-    routing: object = None
+
+    @property
+    def model(self) -> object:
+        return self.values.get("model")
+
+    @property
+    def seconds(self) -> object:
+        return self.values.get("seconds")
+
+    @property
+    def size(self) -> object:
+        return self.values.get("size")
 
 
 def from_json(body: object) -> VideoRequest:
     if not isinstance(body, Mapping):
         raise InvalidRequest("the request body must be a JSON object", code="invalid_body")
-    _check_names(body)
+    check_names(body, FIELDS)
     image_url = None
     reference = body.get("input_reference")
     if reference is not None:
@@ -96,20 +104,14 @@ def from_json(body: object) -> VideoRequest:
                 param="input_reference",
             )
         image_url = _reference(dict(reference))
-    return VideoRequest(
-        prompt=body.get("prompt"),
-        model=body.get("model"),
-        seconds=body.get("seconds"),
-        size=body.get("size"),
-        image_url=image_url,
-        routing=body.get("routing"),
-    )
+    values = {k: v for k, v in body.items() if k != "input_reference"}
+    return VideoRequest(values, image_url)
 
 
 def from_form(parts: Sequence[FormPart]) -> VideoRequest:
     """A multipart or url-encoded form: text fields, and `input_reference` as a file part
     (or its object form flattened the SDK's way, `input_reference[image_url]`)."""
-    values: dict[str, str] = {}
+    values: dict[str, object] = {}
     reference: dict[str, object] = {}
     image_url = None
     seen: set[str] = set()
@@ -124,14 +126,14 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
         if part.name == "input_reference" and part.filename is not None:
             image_url = image_data_url(part.data)
             continue
-        text = _text(part)
+        value = text(part)
         if part.name.startswith("input_reference[") and part.name.endswith("]"):
-            reference[part.name[len("input_reference[") : -1]] = text
+            reference[part.name[len("input_reference[") : -1]] = value
         elif part.name == "input_reference":
-            reference["image_url"] = text
+            reference["image_url"] = value
         else:
-            values[part.name] = text
-    _check_names(values)
+            values[part.name] = _form_value(part.name, value)
+    check_names(values, FIELDS)
     if reference:
         if image_url is not None:
             raise InvalidRequest(
@@ -140,29 +142,31 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
                 param="input_reference",
             )
         image_url = _reference(reference)
-    return VideoRequest(
-        prompt=values.get("prompt"),
-        model=values.get("model"),
-        seconds=values.get("seconds"),
-        size=values.get("size"),
-        image_url=image_url,
-        routing=_routing_text(values["routing"]) if "routing" in values else None,
-    )
+    return VideoRequest(values, image_url)
 
 
-def _routing_text(text: str) -> object:
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise InvalidRequest(
-            "routing must be a JSON object", code="parameter_invalid_type", param="routing"
-        ) from None
+def _form_value(name: str, value: str) -> object:
+    if name == "routing":
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise InvalidRequest(
+                "routing must be a JSON object", code="parameter_invalid_type", param="routing"
+            ) from None
+    if name in _FORM_JSON:
+        if value.strip().lower() in _FORM_BOOLEANS:
+            return _FORM_BOOLEANS[value.strip().lower()]
+        if value.strip().isdecimal() and len(value.strip()) <= 20:
+            return int(value.strip())
+    return value
 
 
 def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, object]:
     """The body for our create rules (`domain.create_request.parse_create`). Without a model, the
     first listed one that can take the request: image-to-video when an image is given, else
-    text-to-video."""
+    text-to-video. `models` holds the named model when it is listed. `size` gives the aspect
+    ratio and, by its short side, the resolution (an explicit `resolution` wins; a model that
+    lists no resolutions takes any size of its aspect ratios at its one resolution)."""
     model = req.model
     if model is None:
         wanted = "image-to-video" if req.image_url is not None else "text-to-video"
@@ -173,25 +177,31 @@ def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, o
                 code="parameter_missing",
                 param="model",
             )
-    body: dict[str, object] = {"model": model, "prompt": req.prompt}
+    body: dict[str, object] = {"model": model, "prompt": req.values.get("prompt")}
     if req.seconds is not None:
         body["duration"] = parse_seconds(req.seconds)
     if req.size is not None:
-        body["aspect_ratio"] = parse_size(req.size)
+        body["aspect_ratio"], resolution = parse_size(req.size)
+        target = next((m for m in models if m.id == model), None)
+        if resolution is not None and (target is None or target.resolutions):
+            body["resolution"] = resolution
     if req.image_url is not None:
         body["image_url"] = req.image_url
-    if req.routing is not None:
-        body["routing"] = req.routing
+    for name in ("routing", *CONTROL_FIELDS):
+        if req.values.get(name) is not None:
+            body[name] = req.values[name]
     return body
 
 
 def rename_error(exc: InvalidRequest, req: VideoRequest) -> InvalidRequest:
     """An error of our create rules, naming OpenAI's parameter instead of ours."""
     param = _PARAMS.get(exc.param or "", exc.param)
+    if exc.param == "resolution" and req.values.get("resolution") is None:
+        param = "size"  # the resolution came from the size
     message = exc.message
     if exc.param == "duration" and req.seconds is not None:
         message = f"seconds {str(req.seconds)!r}: {message}"
-    elif exc.param == "aspect_ratio" and req.size is not None:
+    elif param == "size" and req.size is not None:
         message = f"size {str(req.size)!r}: {message}"
     elif exc.param == "image_url":
         message = f"input_reference: {message}"
@@ -214,15 +224,17 @@ def parse_seconds(value: object) -> float:
     return seconds
 
 
-def parse_size(value: object) -> str:
-    """`WIDTHxHEIGHT` -> our aspect ratio (16:9, 9:16 or 1:1), by the ratio of the sides."""
+def parse_size(value: object) -> tuple[str, str | None]:
+    """`WIDTHxHEIGHT` -> our aspect ratio (16:9, 9:16 or 1:1), by the ratio of the sides,
+    and the resolution its short side names (480p, 540p, 720p, 768p, 1080p, 4k = 2160), or
+    None (e.g. OpenAI's 1792x1024): then the model's default resolution."""
     match = _SIZE.match(value) if isinstance(value, str) else None
     if match is not None and int(match[1]) > 0 and int(match[2]) > 0:
-        ratio = int(match[1]) / int(match[2])
+        width, height = int(match[1]), int(match[2])
         for name, target in _RATIOS.items():
-            if abs(math.log(ratio / target)) <= _RATIO_TOLERANCE:
-                return name
-    sizes = ", ".join(f"{size} ({ratio})" for ratio, size in _SIZES.items())
+            if abs(math.log(width / height / target)) <= _RATIO_TOLERANCE:
+                return name, SHORT_SIDES.get(min(width, height))
+    sizes = ", ".join(f"{size_for(ratio)} ({ratio})" for ratio in _RATIOS)
     raise InvalidRequest(
         f"size must be WIDTHxHEIGHT with an aspect ratio of 16:9, 9:16 or 1:1 (e.g. {sizes}), "
         f"got {_show(value)}",
@@ -268,98 +280,24 @@ def _reference(reference: Mapping[str, object]) -> str:
     return url
 
 
-def _check_names(body: Mapping[str, object]) -> None:
-    for name in body:
-        if name not in FIELDS:
-            raise InvalidRequest(
-                f"unknown parameter {str(name)[:80]!r}; accepted: {', '.join(FIELDS)}",
-                code="parameter_unknown",
-                param=str(name)[:80],
-            )
-
-
-def _text(part: FormPart) -> str:
-    try:
-        return part.data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidRequest(
-            f"{part.name} is not valid UTF-8", code="parameter_invalid", param=part.name
-        ) from exc
-
-
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:40] + "…"
 
 
-# --- form bodies ----------------------------------------------------------------------------
-
-
-def parse_multipart(content_type: str, body: bytes) -> list[FormPart]:
-    """The parts of a `multipart/form-data` body (RFC 7578), byte for byte."""
-    match = _BOUNDARY.search(content_type)
-    if match is None:
-        raise _malformed("the multipart/form-data body has no boundary")
-    delimiter = b"\r\n--" + (match[1] or match[2]).encode("latin-1")
-    sections = (b"\r\n" + body).split(delimiter)
-    parts: list[FormPart] = []
-    for section in sections[1:]:
-        if section.startswith(b"--"):
-            return parts
-        padding, newline, rest = section.partition(b"\r\n")
-        if not newline or padding.strip(b" \t"):
-            raise _malformed("a multipart/form-data part is malformed")
-        if rest.startswith(b"\r\n"):
-            head, data = b"", rest[2:]
-        else:
-            head, separator, data = rest.partition(b"\r\n\r\n")
-            if not separator:
-                raise _malformed("a multipart/form-data part has no end of headers")
-        parts.append(_part(head, data))
-    raise _malformed("the multipart/form-data body is truncated (no closing boundary)")
-
-
-def _part(head: bytes, data: bytes) -> FormPart:
-    headers = HeaderParser().parsestr(head.decode("utf-8", "replace"))
-    if headers.get_content_disposition() != "form-data":
-        raise _malformed("each multipart part needs 'Content-Disposition: form-data'")
-    name = headers.get_param("name", header="content-disposition")
-    if not name:
-        raise _malformed("a multipart part has no name")
-    filename = headers.get_filename()
-    return FormPart(
-        name=collapse_rfc2231_value(name),
-        filename=filename,
-        content_type=headers.get_content_type(),
-        data=data,
-    )
-
-
-def parse_urlencoded(body: bytes) -> list[FormPart]:
-    try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
-    except UnicodeDecodeError as exc:
-        raise _malformed("the form body is not valid UTF-8") from exc
-    return [FormPart(k, None, "text/plain", v.encode("utf-8")) for k, v in pairs]
-
-
-def _malformed(message: str) -> InvalidRequest:
-    return InvalidRequest(message, code="invalid_body")
-
-
 # --- responses ------------------------------------------------------------------------------
 
 
-def size_for(aspect_ratio: str) -> str:
-    """The `size` shown for an aspect ratio: 720 pixels on the short side."""
-    if aspect_ratio in _SIZES:
-        return _SIZES[aspect_ratio]
+def size_for(aspect_ratio: str, resolution: str | None = None) -> str:
+    """The `size` shown: the aspect ratio at the resolution's short side (720 pixels without
+    one), the long side rounded to an even number of pixels."""
+    short = _SIDES.get(resolution or "", 720)
     try:
         width, height = (float(x) for x in aspect_ratio.split(":"))
-        long_side = 2 * round(360 * max(width, height) / min(width, height))
+        long_side = 2 * round(short / 2 * max(width, height) / min(width, height))
     except (ValueError, ZeroDivisionError):
-        return _SIZES["16:9"]
-    return f"{long_side}x720" if width >= height else f"720x{long_side}"
+        return size_for("16:9", resolution)
+    return f"{long_side}x{short}" if width >= height else f"{short}x{long_side}"
 
 
 def video_object(g: Generation) -> dict[str, Any]:
@@ -380,7 +318,7 @@ def video_object(g: Generation) -> dict[str, Any]:
         "completed_at": int(g.completed_at.timestamp()) if g.completed_at else None,
         "expires_at": None,
         "seconds": _seconds(g.duration),
-        "size": size_for(g.aspect_ratio),
+        "size": size_for(g.aspect_ratio, g.controls.resolution),
         "error": error,
         "remixed_from_video_id": None,
         "prompt": g.prompt,
@@ -388,6 +326,8 @@ def video_object(g: Generation) -> dict[str, Any]:
         # same objects as on a Generation, so that one client reads cost in one shape.
         "estimated_cost": _usd(g.estimated_cost),
         "cost": _usd(g.cost_amount),
+        # Our controls (issue 13), as on a Generation.
+        **controls_object(g),
     }
 
 

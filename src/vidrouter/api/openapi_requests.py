@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from vidrouter.api import openai_videos_map as wire
+from vidrouter.api import openapi_controls as controls
 from vidrouter.domain.catalog import ListedModel
-from vidrouter.domain.controls import MAX_SEED
 from vidrouter.domain.create_request import (
     MAX_METADATA_KEY,
     MAX_METADATA_PAIRS,
@@ -66,18 +66,18 @@ def _char(c: int) -> str:
 
 
 PROMPT_PATTERN = f"^[^\\x00]*[^{_invisible_class()}][^\\x00]*$"
-# Sizes that map onto our aspect ratios (OpenAI's own among them); others within 3 % of a
-# ratio are accepted as well, but these are the ones the document promises.
+# Sizes that map onto our aspect ratios and resolutions, and OpenAI's own (whose short side
+# names no resolution); others within 3 % of a ratio are accepted as well, but these are the
+# ones the document promises.
 _SIZES = (
-    "1280x720",
-    "1920x1080",
+    *(
+        wire.size_for(ratio, resolution)
+        for resolution in wire.SHORT_SIDES.values()
+        for ratio in ("16:9", "9:16", "1:1")
+    ),
     "1792x1024",
-    "720x1280",
-    "1080x1920",
     "1024x1792",
-    "720x720",
     "1024x1024",
-    "1080x1080",
 )
 URL: Schema = {
     "type": "string",
@@ -97,6 +97,7 @@ METADATA: Schema = {
     "propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY, "pattern": NO_NUL},
     "additionalProperties": {"type": "string", "maxLength": MAX_METADATA_VALUE, "pattern": NO_NUL},
 }
+_IMAGE: Schema = {"anyOf": [IMAGE_DATA, URL]}
 USAGE_BOUND: Schema = {
     "type": "string",
     "maxLength": 64,
@@ -169,65 +170,12 @@ def _generation_branch(m: ListedModel, max_prompt_chars: int, webhook: Schema) -
             "duration": _nullable(_duration(m)),
             "aspect_ratio": _nullable({"type": "string", "enum": list(m.aspect_ratios)}),
             "image_url": image,
-            **controls(m, max_prompt_chars),
+            **controls.properties(m, prompt(max_prompt_chars), _IMAGE, form=False),
             "webhook_url": _nullable(webhook),
             "metadata": _nullable(METADATA),
         },
-        **_control_rules(m),
+        **controls.rules(m, "duration", _numbers, None),
     }
-
-
-def controls(m: ListedModel, max_prompt_chars: int) -> dict[str, Schema]:
-    """The six controls of a create (issue 13) as model `m` takes them: a control it does not
-    honour may only be null (= not given); `generate_audio` then only its default."""
-    null: Schema = {"type": "null"}
-    supports = set(m.supports)
-
-    def control(name: str, schema: Schema) -> Schema:
-        return _nullable(schema) if name in supports else null
-
-    audio = [True, False] if "generate_audio" in supports else [m.audio]
-    return {
-        "resolution": _nullable({"type": "string", "enum": list(m.resolutions)})
-        if m.resolutions
-        else null,
-        "generate_audio": _nullable({"type": "boolean", "enum": audio}),
-        "negative_prompt": control("negative_prompt", prompt(max_prompt_chars)),
-        "seed": control("seed", {"type": "integer", "minimum": 0, "maximum": MAX_SEED}),
-        "end_image_url": control("end_image_url", {"anyOf": [IMAGE_DATA, URL]})
-        if _takes_image(m)
-        else null,
-        "enhance_prompt": control("enhance_prompt", {"type": "boolean"}),
-    }
-
-
-def _control_rules(m: ListedModel, *, duration: str = "duration") -> Schema:
-    """What one field's schema cannot say: an end frame needs `image_url`, and a resolution
-    may allow only some durations (`duration` names the duration field)."""
-    rules: list[Schema] = []
-    if "end_image_url" in m.supports and _takes_image(m) and not _needs_image(m):
-        rules.append({"if": _given("end_image_url"), "then": _given("image_url")})
-    for resolution, allowed in m.durations_by_resolution.items():
-        if resolution not in m.resolutions:
-            continue
-        asked: Schema = {
-            "required": ["resolution"],
-            "properties": {"resolution": {"const": resolution}},
-        }
-        if resolution == m.resolutions[0]:  # absent or null: the default resolution
-            asked = {"properties": {"resolution": {"enum": [resolution, None]}}}
-        durations: list[object] = [*allowed]
-        if m.default_duration in allowed:
-            durations.append(None)
-            then: Schema = {"properties": {duration: {"enum": durations}}}
-        else:
-            then = {"required": [duration], "properties": {duration: {"enum": durations}}}
-        rules.append({"if": asked, "then": then})
-    return {"allOf": rules} if rules else {}
-
-
-def _given(name: str) -> Schema:
-    return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
 
 
 # --- POST /v1/videos ------------------------------------------------------------------------
@@ -268,13 +216,17 @@ def video_create(
 
 
 def _sizes(m: ListedModel) -> list[str]:
+    """The sizes model `m` takes: of its aspect ratios, at one of its resolutions (any, for
+    a model that lists none; OpenAI's sizes name none and leave its default)."""
     out = []
     for size in _SIZES:
         try:
-            ratio = wire.parse_size(size)
+            ratio, resolution = wire.parse_size(size)
         except InvalidRequest:
             continue
-        if ratio in m.aspect_ratios:
+        if ratio in m.aspect_ratios and (
+            resolution is None or not m.resolutions or resolution in m.resolutions
+        ):
             out.append(size)
     return out
 
@@ -317,13 +269,36 @@ def _video_branch(m: ListedModel, sizes: list[str], max_prompt_chars: int, *, fo
             required.append("input_reference")
     elif not form:
         properties["input_reference"] = {"type": "null"}  # null is "not given" in JSON
+    properties.update(controls.properties(m, prompt(max_prompt_chars), _IMAGE, form=form))
     return {
         "title": f"VideoCreate {m.id}",
         "type": "object",
         "required": required,
         "additionalProperties": False,
         "properties": properties,
+        **controls.rules(m, "seconds", _texts if form else _numbers_or_texts, _size_of(m)),
     }
+
+
+def _numbers(durations: Sequence[float]) -> list[object]:
+    return list(durations)
+
+
+def _texts(durations: Sequence[float]) -> list[object]:
+    return [_number(d) for d in durations]
+
+
+def _numbers_or_texts(durations: Sequence[float]) -> list[object]:
+    return [*durations, *_texts(durations)]
+
+
+def _size_of(m: ListedModel) -> Callable[[str | None], list[str]]:
+    """The sizes (of those `m` takes) whose short side names `resolution` (None: none)."""
+
+    def sizes(resolution: str | None) -> list[str]:
+        return [s for s in _sizes(m) if wire.parse_size(s)[1] == resolution]
+
+    return sizes
 
 
 def _number(value: float) -> str:

@@ -8,12 +8,11 @@ without `%00` in its query string costs one substring search.
 
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from vidrouter.api.errors import error_body
+from vidrouter.api.errors import send_error
 from vidrouter.domain import text
 
 
@@ -43,22 +42,5 @@ def refused_parameter(query: bytes) -> str | None:
 
 
 async def _reject(send: Send, param: str) -> None:
-    body = json.dumps(
-        error_body(
-            400,
-            "parameter_invalid",
-            f"query parameter {param!r} contains a NUL character",
-            param,
-        )
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 400,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    message = f"query parameter {param!r} contains a NUL character"
+    await send_error(send, 400, "parameter_invalid", message, param)

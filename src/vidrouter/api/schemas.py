@@ -136,15 +136,9 @@ class Cost(BaseModel):
 Status = Literal["queued", "in_progress", "completed", "failed", "canceled"]
 
 
-class GenerationOut(BaseModel):
-    id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
-    object: Literal["generation"] = "generation"
-    model: str
-    prompt: str
-    status: Status
-    duration: float
-    aspect_ratio: str
-    image_url: str | None
+class ControlsOut(BaseModel):
+    """The controls of a generation (issue 13), as asked, the model's defaults filled in."""
+
     resolution: str | None = Field(
         description="The output resolution: the one asked for, else the model's default "
         "(null for a model that lists no resolutions)."
@@ -156,6 +150,28 @@ class GenerationOut(BaseModel):
     seed: int | None
     end_image_url: str | None
     enhance_prompt: bool | None
+
+
+class ControlsIn(BaseModel):
+    """The controls a create may give (docs/api.md, Controls)."""
+
+    resolution: str | None = None
+    generate_audio: bool | None = None
+    negative_prompt: str | None = None
+    seed: int | None = Field(default=None, ge=0, le=4_294_967_295)
+    end_image_url: str | None = None
+    enhance_prompt: bool | None = None
+
+
+class GenerationOut(ControlsOut):
+    id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
+    object: Literal["generation"] = "generation"
+    model: str
+    prompt: str
+    status: Status
+    duration: float
+    aspect_ratio: str
+    image_url: str | None
     webhook_url: str | None
     progress: int | None
     video_url: str | None = Field(
@@ -183,7 +199,7 @@ class GenerationList(BaseModel):
     has_more: bool
 
 
-class GenerationCreate(BaseModel):
+class GenerationCreate(ControlsIn):
     """The body of POST /v1/generations (unknown fields are rejected)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -195,10 +211,4 @@ class GenerationCreate(BaseModel):
     image_url: str | None = None
     webhook_url: str | None = Field(default=None, max_length=2048)
     metadata: dict[str, str] | None = None
-    resolution: str | None = None
-    generate_audio: bool | None = None
-    negative_prompt: str | None = None
-    seed: int | None = Field(default=None, ge=0, le=4_294_967_295)
-    end_image_url: str | None = None
-    enhance_prompt: bool | None = None
     routing: Annotated[dict[str, Any] | None, WithJsonSchema(ROUTING_SCHEMA)] = None

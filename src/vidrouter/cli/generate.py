@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, NoReturn
+from typing import Annotated, NoReturn, cast
 
 import click
 import typer
@@ -26,6 +26,8 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 from vidrouter.cli.remote import DEFAULT, ApiKey, BaseUrl, Json, client, err, fail, money
 from vidrouter.client import Client, ClientError, Generation
+from vidrouter.client.types import CreateControls
+from vidrouter.domain.controls import MAX_SEED
 
 INTERRUPTED = 130
 
@@ -52,6 +54,30 @@ def generate(
             help="First frame: an http(s) URL, or a local PNG/JPEG (sent as a data: URI)."
         ),
     ] = None,
+    resolution: Annotated[
+        str | None,
+        typer.Option(help="480p, 540p, 720p, 768p, 1080p or 4k (default: the model's first)."),
+    ] = None,
+    audio: Annotated[
+        bool | None,
+        typer.Option("--audio/--no-audio", help="With or without sound (default: the model's)."),
+    ] = None,
+    negative_prompt: Annotated[
+        str | None, typer.Option("--negative-prompt", help="What the video should not show.")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=MAX_SEED, help="Same seed, same video (mostly).")
+    ] = None,
+    end_image_url: Annotated[
+        str | None,
+        typer.Option("--end-image-url", help="Last frame (with --image): an http(s) URL."),
+    ] = None,
+    enhance_prompt: Annotated[
+        bool | None,
+        typer.Option(
+            "--enhance-prompt/--no-enhance-prompt", help="Let the provider rewrite the prompt."
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="Where to save the MP4 (default <id>.mp4)."),
@@ -64,13 +90,23 @@ def generate(
     base_url: BaseUrl = DEFAULT,
     as_json: Json = False,
 ) -> None:
-    """Generate a video on a running server, watch it progress, and download it."""
+    """Generate a video on a running server, watch it progress, and download it. The
+    controls a model takes are in `vidrouter models` (resolutions, supports)."""
+    asked = {
+        "resolution": resolution,
+        "generate_audio": audio,
+        "negative_prompt": negative_prompt,
+        "seed": seed,
+        "end_image_url": end_image_url,
+        "enhance_prompt": enhance_prompt,
+    }
+    controls = cast(CreateControls, {k: v for k, v in asked.items() if v is not None})
     with client(api_key, base_url, poll_interval=0.5) as api, _InterruptsHeld() as interrupts:
         try:
             # A Ctrl-C during the create is held until the generation's id is known, so the
             # question below is always about a generation we can name.
             first = api.create(
-                model, prompt, duration=duration, aspect_ratio=aspect_ratio, image=image
+                model, prompt, duration=duration, aspect_ratio=aspect_ratio, image=image, **controls
             )
             err.print(
                 f"Created [bold]{first.id}[/] ({first.model}, {first.duration:g} s, {first.aspect_ratio})"

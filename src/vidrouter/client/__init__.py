@@ -8,7 +8,8 @@ with Client("vr_...", base_url="http://127.0.0.1:8000") as client:
 """
 
 from vidrouter.client._async import AsyncClient
-from vidrouter.client._sync import DEFAULT_BASE_URL, Client
+from vidrouter.client._shell import DEFAULT_BASE_URL
+from vidrouter.client._sync import Client
 from vidrouter.client.errors import (
     APIConnectionError,
     APIError,

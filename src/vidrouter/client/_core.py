@@ -6,14 +6,14 @@ import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Unpack
 from urllib.parse import quote
 
 import httpx
 from pydantic import ValidationError
 
 from vidrouter import __version__
-from vidrouter.client._plan import Emit, Notify, Plan, Save, Send, Sleep
+from vidrouter.client._plan import Emit, Load, Notify, OnProgress, Plan, Save, Send, Sleep
 from vidrouter.client.errors import (
     APIConnectionError,
     APIError,
@@ -24,18 +24,32 @@ from vidrouter.client.errors import (
 )
 from vidrouter.client.retry import RETRY_STATUSES, RetryPolicy, request_was_sent, retry_after
 from vidrouter.client.types import (
+    CreateControls,
     ErrorObject,
     Generation,
     GenerationPage,
     Model,
     ModelList,
     Usage,
+    UsageGroupBy,
 )
 
 Params = Mapping[str, str | int | float | None]
 # "any": also when the request may have reached the server (reads, and creates that carry an
 # Idempotency-Key); "unsent": only when it surely did not (cancel).
 RetryWhen = Literal["any", "unsent"]
+
+
+class CreateOptions(CreateControls, total=False):
+    """The optional fields of a create: the keywords of `create` and `generate` (the
+    controls among them)."""
+
+    duration: float | None
+    aspect_ratio: str | None
+    image: str | Path | None  # a URL, or a local PNG/JPEG sent as a data: URI
+    webhook_url: str | None
+    metadata: Mapping[str, str] | None
+    idempotency_key: str | None
 
 
 class Core:
@@ -75,7 +89,7 @@ class Core:
         while True:
             try:
                 response = yield Send(request)
-                assert response is not None
+                assert isinstance(response, httpx.Response)
             except httpx.TransportError as exc:
                 retryable = when == "any" or not request_was_sent(exc)
                 if not retryable or attempt >= self.retry.max_retries:
@@ -105,29 +119,22 @@ class Core:
         response = yield from self.call(self.request("GET", f"/v1/models/{_segment(model_id)}"))
         return Model.model_validate_json(response.content)
 
-    def create(
-        self,
-        *,
-        model: str,
-        prompt: str,
-        duration: float | None = None,
-        aspect_ratio: str | None = None,
-        image_url: str | None = None,
-        webhook_url: str | None = None,
-        metadata: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Plan[Generation]:
-        body: dict[str, object] = {"model": model, "prompt": prompt}
-        optional = {
-            "duration": duration,
-            "aspect_ratio": aspect_ratio,
-            "image_url": image_url,
-            "webhook_url": webhook_url,
-            "metadata": dict(metadata) if metadata is not None else None,
+    def create(self, model: str, prompt: str, **options: Unpack[CreateOptions]) -> Plan[Generation]:
+        """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI."""
+        unknown = sorted(options.keys() - CreateOptions.__annotations__.keys())
+        if unknown:
+            raise TypeError(f"create() got unexpected keyword arguments: {', '.join(unknown)}")
+        # The other options are the API's fields of the same name.
+        fields: dict[str, object] = {
+            k: v for k, v in options.items() if k not in ("image", "idempotency_key")
         }
-        body.update({k: v for k, v in optional.items() if v is not None})
+        metadata, image = options.get("metadata"), options.get("image")
+        image_url = None if image is None else (yield Load(image))
+        fields.update(image_url=image_url, metadata=None if metadata is None else dict(metadata))
+        body: dict[str, object] = {"model": model, "prompt": prompt}
+        body.update({k: v for k, v in fields.items() if v is not None})
         # One key for every try of this call: a repeat returns the first try's generation.
-        key = idempotency_key or f"vrc_{uuid.uuid4().hex}"
+        key = options.get("idempotency_key") or f"vrc_{uuid.uuid4().hex}"
         request = self.request(
             "POST", "/v1/generations", json=body, headers={"Idempotency-Key": key}
         )
@@ -174,7 +181,7 @@ class Core:
         *,
         from_: str | None = None,
         to: str | None = None,
-        group_by: Literal["model", "route", "day"] = "model",
+        group_by: UsageGroupBy = "model",
     ) -> Plan[Usage]:
         params = {"from": from_, "to": to, "group_by": group_by}
         response = yield from self.call(self.request("GET", "/v1/usage", params=params))
@@ -184,11 +191,36 @@ class Core:
         self,
         generation_id: str,
         *,
+        on_progress: OnProgress | None = None,
         timeout: float | None = None,
         poll_interval: float | None = None,
-        first: Generation | None = None,
     ) -> Plan[Generation]:
-        """Poll until the status is terminal, notifying each change of status or progress."""
+        """Poll until the generation is `completed`, `failed` or `canceled` and return it;
+        `on_progress` gets the generation each time its status or progress changes."""
+        return (yield from self._watch(generation_id, None, on_progress, timeout, poll_interval))
+
+    def generate(
+        self,
+        model: str,
+        prompt: str,
+        *,
+        on_progress: OnProgress | None = None,
+        timeout: float | None = None,
+        **options: Unpack[CreateOptions],
+    ) -> Plan[Generation]:
+        """`create` then `wait`: the completed generation, or `GenerationFailedError`."""
+        first = yield from self.create(model, prompt, **options)
+        final = yield from self._watch(first.id, first, on_progress, timeout, None)
+        return self.finish(final)
+
+    def _watch(
+        self,
+        generation_id: str,
+        first: Generation | None,
+        on_progress: OnProgress | None,
+        timeout: float | None,
+        poll_interval: float | None,
+    ) -> Plan[Generation]:
         interval = self.poll_interval if poll_interval is None else poll_interval
         deadline = None if timeout is None else time.monotonic() + timeout
         seen: tuple[str, int | None] | None = None
@@ -198,7 +230,7 @@ class Core:
                 generation = yield from self.get(generation_id)
             if (generation.status, generation.progress) != seen:
                 seen = (generation.status, generation.progress)
-                yield Notify(generation)
+                yield Notify(generation, on_progress)
             if generation.done:
                 return generation
             if deadline is not None and time.monotonic() >= deadline:
@@ -212,7 +244,9 @@ class Core:
             raise GenerationFailedError(generation)
         return generation
 
-    def download(self, generation_id: str, path: Path) -> Plan[Path]:
+    def download(self, generation_id: str, path: str | Path) -> Plan[Path]:
+        """Save the finished video to `path` (replaced whole, never left half written)."""
+        path = Path(path)
         generation = yield from self.get(generation_id)
         if generation.status != "completed" or generation.video_url is None:
             raise ClientError(
@@ -225,7 +259,7 @@ class Core:
         while True:
             try:
                 response = yield Save(request, path)
-                assert response is not None
+                assert isinstance(response, httpx.Response)
             except httpx.TransportError as exc:
                 if attempt >= self.retry.max_retries:
                     raise APIConnectionError(f"download of {generation.id}: {exc}") from exc

@@ -3,152 +3,38 @@
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 from types import TracebackType
-from typing import Literal
 
 import httpx
 
-from vidrouter.client._core import Core
-from vidrouter.client._plan import Emit, Notify, Plan, Save, Send, Sleep, Step, T
+from vidrouter.client._plan import (
+    Done,
+    Emit,
+    Load,
+    Notify,
+    Outcome,
+    Plan,
+    Save,
+    Sleep,
+    Step,
+    T,
+    part_file,
+    resume,
+)
+from vidrouter.client._shell import Shell
 from vidrouter.client.images import image_url
-from vidrouter.client.retry import RetryPolicy
-from vidrouter.client.types import Generation, GenerationPage, Model, Usage
-
-DEFAULT_BASE_URL = "http://127.0.0.1:8000"
-OnProgress = Callable[[Generation], object]
+from vidrouter.client.types import Generation
 
 
-class Client:
+class Client(Shell[httpx.Client]):
     """A blocking client of the vidrouter API. Use it as a context manager, or `close()` it."""
-
-    def __init__(
-        self,
-        api_key: str,
-        *,
-        base_url: str = DEFAULT_BASE_URL,
-        timeout: float = 30.0,
-        max_retries: int = 3,
-        poll_interval: float = 1.0,
-        http_client: httpx.Client | None = None,
-    ) -> None:
-        self._core = Core(
-            base_url=base_url,
-            api_key=api_key,
-            retry=RetryPolicy(max_retries=max_retries),
-            poll_interval=poll_interval,
-        )
-        self._http = http_client or httpx.Client(timeout=timeout)
-
-    def models(self) -> list[Model]:
-        return self._run(self._core.models())
-
-    def model(self, model_id: str) -> Model:
-        return self._run(self._core.model(model_id))
-
-    def create(
-        self,
-        model: str,
-        prompt: str,
-        *,
-        duration: float | None = None,
-        aspect_ratio: str | None = None,
-        image: str | Path | None = None,
-        webhook_url: str | None = None,
-        metadata: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Generation:
-        """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI."""
-        return self._run(
-            self._core.create(
-                model=model,
-                prompt=prompt,
-                duration=duration,
-                aspect_ratio=aspect_ratio,
-                image_url=image_url(image) if image is not None else None,
-                webhook_url=webhook_url,
-                metadata=metadata,
-                idempotency_key=idempotency_key,
-            )
-        )
-
-    def get(self, generation_id: str) -> Generation:
-        return self._run(self._core.get(generation_id))
-
-    def cancel(self, generation_id: str) -> Generation:
-        return self._run(self._core.cancel(generation_id))
-
-    def page(
-        self,
-        *,
-        after: str | None = None,
-        limit: int | None = None,
-        status: str | None = None,
-        model: str | None = None,
-    ) -> GenerationPage:
-        return self._run(self._core.page(after=after, limit=limit, status=status, model=model))
 
     def list(
         self, *, status: str | None = None, model: str | None = None, page_size: int = 100
     ) -> Iterator[Generation]:
         """Every generation of the account, newest first, fetching pages as it goes."""
         return self._iterate(self._core.list(status=status, model=model, page_size=page_size))
-
-    def usage(
-        self,
-        *,
-        from_: str | None = None,
-        to: str | None = None,
-        group_by: Literal["model", "route", "day"] = "model",
-    ) -> Usage:
-        return self._run(self._core.usage(from_=from_, to=to, group_by=group_by))
-
-    def wait(
-        self,
-        generation_id: str,
-        *,
-        on_progress: OnProgress | None = None,
-        timeout: float | None = None,
-        poll_interval: float | None = None,
-    ) -> Generation:
-        """Poll until the generation is `completed`, `failed` or `canceled` and return it;
-        `on_progress` gets the generation each time its status or progress changes."""
-        plan = self._core.wait(generation_id, timeout=timeout, poll_interval=poll_interval)
-        return self._run(plan, on_progress)
-
-    def generate(
-        self,
-        model: str,
-        prompt: str,
-        *,
-        duration: float | None = None,
-        aspect_ratio: str | None = None,
-        image: str | Path | None = None,
-        webhook_url: str | None = None,
-        metadata: Mapping[str, str] | None = None,
-        idempotency_key: str | None = None,
-        on_progress: OnProgress | None = None,
-        timeout: float | None = None,
-    ) -> Generation:
-        """`create` then `wait`: the completed generation, or `GenerationFailedError`."""
-        first = self.create(
-            model,
-            prompt,
-            duration=duration,
-            aspect_ratio=aspect_ratio,
-            image=image,
-            webhook_url=webhook_url,
-            metadata=metadata,
-            idempotency_key=idempotency_key,
-        )
-        plan = self._core.wait(first.id, timeout=timeout, first=first)
-        return self._core.finish(self._run(plan, on_progress))
-
-    def download(self, generation_id: str, path: str | Path) -> Path:
-        """Save the finished video to `path` (replaced whole, never left half written)."""
-        return self._run(self._core.download(generation_id, Path(path)))
 
     def close(self) -> None:
         self._http.close()
@@ -164,56 +50,45 @@ class Client:
     ) -> None:
         self.close()
 
-    # The driver. A plan's StopIteration carries its result; it is caught here, in the
-    # frame that calls send(), because one escaping a coroutine becomes a RuntimeError.
+    # The driver: `resume` steps the plan, these perform its steps.
 
-    def _run(self, plan: Plan[T], on_progress: OnProgress | None = None) -> T:
-        try:
-            step = next(plan)
-            while True:
-                try:
-                    result = self._perform(step, on_progress)
-                except httpx.TransportError as exc:
-                    step = plan.throw(exc)
-                else:
-                    step = plan.send(result)
-        except StopIteration as stop:
-            value: T = stop.value
-            return value
+    def _open(self, timeout: float) -> httpx.Client:
+        return httpx.Client(timeout=timeout)
+
+    def _run(self, plan: Plan[T]) -> T:
+        step = resume(plan, None)
+        while not isinstance(step, Done):
+            step = resume(plan, self._perform(step))
+        return step.value
 
     def _iterate(self, plan: Plan[None]) -> Iterator[Generation]:
+        step = resume(plan, None)
+        while not isinstance(step, Done):
+            if isinstance(step, Emit):
+                yield step.generation
+                step = resume(plan, None)
+            else:
+                step = resume(plan, self._perform(step))
+
+    def _perform(self, step: Step) -> Outcome:
+        """Do one step: its result (or a request's transport error), None for most."""
         try:
-            step = next(plan)
-            while True:
-                if isinstance(step, Emit):
-                    yield step.generation
-                    step = plan.send(None)
-                    continue
-                try:
-                    result = self._perform(step, None)
-                except httpx.TransportError as exc:
-                    step = plan.throw(exc)
-                else:
-                    step = plan.send(result)
-        except StopIteration:
-            return
-
-    def _perform(self, step: Step, on_progress: OnProgress | None) -> httpx.Response | None:
-        """Do one step: the response for a request, None for the others."""
-        if isinstance(step, Sleep):
-            time.sleep(step.seconds)
-            return None
-        if isinstance(step, Notify | Emit):
-            if on_progress is not None:
-                on_progress(step.generation)
-            return None
-        response = self._save(step) if isinstance(step, Save) else self._send(step)
-        return response
-
-    def _send(self, step: Send) -> httpx.Response:
-        response = self._http.send(step.request)
-        response.read()
-        return response
+            if isinstance(step, Sleep):
+                time.sleep(step.seconds)
+            elif isinstance(step, Notify):
+                if step.on_progress is not None:
+                    step.on_progress(step.generation)
+            elif isinstance(step, Load):
+                return image_url(step.image)
+            elif isinstance(step, Save):
+                return self._save(step)
+            elif not isinstance(step, Emit):
+                response = self._http.send(step.request)
+                response.read()
+                return response
+        except httpx.TransportError as exc:
+            return exc
+        return None
 
     def _save(self, step: Save) -> httpx.Response:
         response = self._http.send(step.request, stream=True)
@@ -222,7 +97,7 @@ class Client:
                 response.read()
                 return response
             step.path.parent.mkdir(parents=True, exist_ok=True)
-            temp = step.path.with_name(f".download-{step.path.name}.{uuid.uuid4().hex}.part")
+            temp = part_file(step.path)
             try:
                 with temp.open("xb") as out:
                     for chunk in response.iter_bytes():

@@ -9,12 +9,13 @@ ignored, so a newer server's additions never break an older client.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["queued", "in_progress", "completed", "failed", "canceled"]
 TERMINAL: frozenset[str] = frozenset({"completed", "failed", "canceled"})
+UsageGroupBy = Literal["model", "route", "resolution", "day"]
 
 
 class _Wire(BaseModel):
@@ -30,9 +31,18 @@ class ErrorObject(_Wire):
     param: str | None = None
 
 
-class Pricing(_Wire):
+class Variant(_Wire):
+    """The price of one configuration (resolution x sound)."""
+
+    resolution: str
+    audio: bool
     per_second: float
+
+
+class Pricing(_Wire):
+    per_second: float  # the default configuration's
     currency: str = "USD"
+    variants: list[Variant] = Field(default_factory=list)
 
 
 class ModelRoute(_Wire):
@@ -40,6 +50,7 @@ class ModelRoute(_Wire):
 
     provider: str
     price_per_second: float
+    variants: list[Variant] = Field(default_factory=list)
     state: Literal["available", "degraded", "unavailable"]
     success_rate: float | None = None
     p50_seconds: float | None = None
@@ -60,9 +71,25 @@ class Model(_Wire):
     capabilities: list[str]
     default_duration: float
     durations: list[float] | None = None
+    resolutions: list[str] = Field(default_factory=list)  # the default first
+    audio: bool = False  # whether the default output has sound
+    supports: list[str] = Field(default_factory=list)  # the optional controls it honours
+    durations_by_resolution: dict[str, list[float]] | None = None
     status: Literal["available", "degraded", "unavailable"] = "available"
     object: Literal["model"] | None = None  # on GET /v1/models/{id} only, not on list items
     routes: list[ModelRoute] | None = None  # on GET /v1/models/{id} only
+
+
+class CreateControls(TypedDict, total=False):
+    """The optional controls of a create (docs/api.md); absent ones take the model's
+    defaults. `GET /v1/models` lists what each model takes (`resolutions`, `supports`)."""
+
+    resolution: str
+    generate_audio: bool
+    negative_prompt: str
+    seed: int
+    end_image_url: str
+    enhance_prompt: bool
 
 
 class Cost(_Wire):
@@ -91,6 +118,13 @@ class Generation(_Wire):
     duration: float
     aspect_ratio: str
     image_url: str | None = None
+    # The controls (issue 13): as asked, the model's defaults filled in.
+    resolution: str | None = None
+    generate_audio: bool | None = None
+    negative_prompt: str | None = None
+    seed: int | None = None
+    end_image_url: str | None = None
+    enhance_prompt: bool | None = None
     webhook_url: str | None = None
     progress: int | None = None
     video_url: str | None = None
@@ -133,6 +167,7 @@ class UsageTotal(_Wire):
 class UsageItem(UsageTotal):
     model: str | None = None
     route: str | None = None  # with group_by="route": the host (None: none served it)
+    resolution: str | None = None  # with group_by="resolution"
     day: str | None = None
 
 
@@ -140,7 +175,7 @@ class Usage(_Wire):
     object: Literal["usage"] = "usage"
     from_: datetime = Field(alias="from")
     to: datetime
-    group_by: Literal["model", "route", "day"]
+    group_by: UsageGroupBy
     data: list[UsageItem]
     total: UsageTotal
 

@@ -17,6 +17,7 @@ from vidrouter.domain.errors import InvalidRequest
 from vidrouter.domain.request_fields import (
     MAX_URL_CHARS,
     URL_PATTERN,
+    check_names,
     http_url,
     json_type,
     prose,
@@ -88,13 +89,7 @@ def parse_create(
     """`providers`: every provider name the server knows (for `routing.only`/`ignore`)."""
     if not isinstance(body, Mapping):
         raise InvalidRequest("the request body must be a JSON object", code="invalid_body")
-    for name in body:
-        if name not in FIELDS:
-            raise InvalidRequest(
-                f"unknown parameter {name!r}; accepted: {', '.join(FIELDS)}",
-                code="parameter_unknown",
-                param=str(name),
-            )
+    check_names(body, FIELDS)
     model = _model(body, lookup)
     prompt = _prompt(body, limits)
     duration = _duration(body, model)

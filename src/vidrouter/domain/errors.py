@@ -20,13 +20,29 @@ import errno
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
 
 
+# The API's error type of each status (docs/api.md): one table for the API's answers and
+# for the errors below, which carry a status and so a type.
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "budget_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    415: "invalid_request_error",
+    429: "rate_limit_error",
+    503: "service_unavailable_error",
+}
+
+
 class VidrouterError(Exception):
     """Base of every error vidrouter raises on purpose."""
 
 
 class RequestError(VidrouterError):
     status_code = 400
-    error_type = "invalid_request_error"
 
     def __init__(self, message: str, *, code: str, param: str | None = None) -> None:
         super().__init__(message)
@@ -34,25 +50,25 @@ class RequestError(VidrouterError):
         self.code = code
         self.param = param
 
+    @property
+    def error_type(self) -> str:
+        return ERROR_TYPES.get(self.status_code, "api_error")
+
 
 class InvalidRequest(RequestError):
     status_code = 400
-    error_type = "invalid_request_error"
 
 
 class NotFound(RequestError):
     status_code = 404
-    error_type = "not_found_error"
 
 
 class Conflict(RequestError):
     status_code = 409
-    error_type = "conflict_error"
 
 
 class Unavailable(RequestError):
     status_code = 503
-    error_type = "service_unavailable_error"
 
     def __init__(
         self, message: str, *, code: str, param: str | None = None, retry_after: int = 30

@@ -45,6 +45,16 @@ _URL = re.compile(URL_PATTERN)
 IMAGE_DATA_PREFIXES = ("data:image/png;base64,", "data:image/jpeg;base64,")
 
 
+def check_names(body: Mapping[str, object], accepted: tuple[str, ...]) -> None:
+    for name in body:
+        if name not in accepted:
+            raise InvalidRequest(
+                f"unknown parameter {str(name)[:80]!r}; accepted: {', '.join(accepted)}",
+                code="parameter_unknown",
+                param=str(name)[:80],
+            )
+
+
 def string(body: Mapping[str, object], name: str, *, required: bool) -> str | None:
     value = body.get(name)
     if value is None:

@@ -181,21 +181,25 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-# httpcore's errors as httpx's, most specific first (what httpx's own transport does).
-_ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
-    (httpcore.TimeoutException, httpx.TimeoutException),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (httpcore.NetworkError, httpx.NetworkError),
-    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
-    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
-    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
-    (httpcore.ProtocolError, httpx.ProtocolError),
+# httpcore's errors as httpx's of the same name, most specific first (what httpx's own
+# transport does).
+_ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = tuple(
+    (getattr(httpcore, name), getattr(httpx, name))
+    for name in (
+        "ConnectTimeout",
+        "ReadTimeout",
+        "WriteTimeout",
+        "PoolTimeout",
+        "TimeoutException",
+        "ConnectError",
+        "ReadError",
+        "WriteError",
+        "NetworkError",
+        "UnsupportedProtocol",
+        "LocalProtocolError",
+        "RemoteProtocolError",
+        "ProtocolError",
+    )
 )
 _CORE_ERRORS = tuple(core for core, _ in _ERRORS)
 
@@ -235,13 +239,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     """An httpx transport whose connections go only to checked, pinned addresses."""
 
     def __init__(
-        self,
-        *,
-        allow_private: bool,
-        resolver: Resolver | None = None,
-        verify: ssl.SSLContext | None = None,
-        max_connections: int = 16,
-        backend: httpcore.AsyncNetworkBackend | None = None,
+        self, backend: GuardedBackend, *, verify: ssl.SSLContext | None, max_connections: int
     ) -> None:
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=verify if verify is not None else _default_ssl_context(),
@@ -249,9 +247,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             max_keepalive_connections=max_connections,
             http1=True,
             http2=False,
-            network_backend=GuardedBackend(
-                allow_private=allow_private, resolver=resolver, inner=backend
-            ),
+            network_backend=backend,
         )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -295,13 +291,8 @@ def guarded_client(
 
     `timeout` bounds each connect/read/write; a bound on the whole exchange is the caller's
     (see `vidrouter.net.fetch`). `verify` and `backend` are for tests."""
-    transport = GuardedTransport(
-        allow_private=allow_private,
-        resolver=resolver,
-        verify=verify,
-        max_connections=max_connections,
-        backend=backend,
-    )
+    guarded = GuardedBackend(allow_private=allow_private, resolver=resolver, inner=backend)
+    transport = GuardedTransport(guarded, verify=verify, max_connections=max_connections)
     # No proxies, ever: a proxy resolves the name itself, after our check. httpx 0.28 skips
     # environment proxies when given a transport; trust_env=False also keeps it that way
     # for other versions, and keeps .netrc credentials off users' URLs.

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.store.database import Database
 from vidrouter.store.leases import claim_due
+from vidrouter.store.records import from_row
 from vidrouter.store.tables import webhook_deliveries as t
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
@@ -109,20 +110,4 @@ class DeliveryStore:
 
 
 def _delivery(row: Row[Any]) -> Delivery:
-    m = row._mapping
-    return Delivery(
-        id=m["id"],
-        generation_id=m["generation_id"],
-        account_id=m["account_id"],
-        api_key_id=m["api_key_id"],
-        url=m["url"],
-        event_type=m["event_type"],
-        payload=m["payload"],
-        created_at=m["created_at"],
-        status=m["status"],
-        tries=m["tries"],
-        next_attempt_at=m["next_attempt_at"],
-        last_status_code=m["last_status_code"],
-        last_error=m["last_error"],
-        delivered_at=m["delivered_at"],
-    )
+    return from_row(Delivery, row._mapping)

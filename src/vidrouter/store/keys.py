@@ -24,6 +24,7 @@ from vidrouter.domain import ids
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.store.budgets import Budget, budget_of
 from vidrouter.store.database import Database
+from vidrouter.store.records import from_row
 from vidrouter.store.tables import accounts, api_keys
 
 KEY_PREFIX = "vr_"
@@ -321,19 +322,10 @@ async def _insert(conn: AsyncConnection, key: ApiKey, plaintext: str) -> None:
 
 def _key(row: Row[tuple[object, ...]]) -> ApiKey:
     m = row._mapping
-    return ApiKey(
-        id=m["id"],
-        account_id=m["account_id"],
-        name=m["name"],
+    return from_row(
+        ApiKey,
+        m,
         prefix=m["key_prefix"],
-        webhook_secret=m["webhook_secret"],
-        created_at=m["created_at"],
-        revoked_at=m["revoked_at"],
-        expires_at=m["expires_at"],
-        previous_webhook_secret=m["previous_webhook_secret"],
-        previous_secret_expires_at=m["previous_secret_expires_at"],
-        requests_per_minute=m["requests_per_minute"],
-        max_concurrent=m["max_concurrent"],
         budget=budget_of(m["budget_usd"], m["budget_period"]),
         account_budget=budget_of(m.get("account_budget_usd"), m.get("account_budget_period")),
     )

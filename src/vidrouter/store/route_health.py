@@ -9,15 +9,17 @@ reaching the threshold opens the circuit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, and_, func, insert, or_, select, update
+from sqlalchemy import Row, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from vidrouter.domain.generation import Status
 from vidrouter.store.database import Database
+from vidrouter.store.records import from_row
+from vidrouter.store.route_slots import with_provider
 from vidrouter.store.tables import generations, route_health
 
 CLOSED, OPEN = "closed", "open"
@@ -55,22 +57,17 @@ class RouteStore:
         """Count a refused call (or, `lost_job`, a job lost after it was accepted); open the
         circuit when `threshold` of one kind fall in one window. A failure while open (a
         failed probe, or a late one) opens it again at once."""
+        # Two processes may count the first failure of a route at once: the row is made
+        # apart (tolerating the other's insert), then read under a row lock so neither
+        # count is lost (FOR UPDATE is a no-op on SQLite, whose writes are serialized).
+        await self.ensure(route, now=now)
         async with self._db.write() as conn:
             row = (
-                await conn.execute(select(route_health).where(route_health.c.route == route))
-            ).first()
-            if row is None:
-                values: dict[str, Any] = {
-                    "route": route,
-                    "state": CLOSED,
-                    "failures": 0,
-                    "window_started_at": now,
-                    "updated_at": now,
-                }
-                await conn.execute(insert(route_health).values(**values))
-                current = RouteHealth(route, CLOSED, 0, now, None, None)
-            else:
-                current = _health(row)
+                await conn.execute(
+                    select(route_health).where(route_health.c.route == route).with_for_update()
+                )
+            ).one()
+            current = _health(row)
             probing = current.state == OPEN
             in_window = (
                 current.window_started_at is not None and now - current.window_started_at < window
@@ -92,36 +89,12 @@ class RouteStore:
                 None,
                 job_failures,
             )
-            await conn.execute(
-                update(route_health)
-                .where(route_health.c.route == route)
-                .values(
-                    state=new.state,
-                    failures=new.failures,
-                    job_failures=new.job_failures,
-                    window_started_at=new.window_started_at,
-                    opened_at=new.opened_at,
-                    probe_until=None,
-                    updated_at=now,
-                )
-            )
+            await _write(conn, new, now)
         return new
 
     async def record_success(self, route: str, *, now: datetime) -> None:
         async with self._db.write() as conn:
-            await conn.execute(
-                update(route_health)
-                .where(route_health.c.route == route)
-                .values(
-                    state=CLOSED,
-                    failures=0,
-                    job_failures=0,
-                    window_started_at=None,
-                    opened_at=None,
-                    probe_until=None,
-                    updated_at=now,
-                )
-            )
+            await _write(conn, RouteHealth(route, CLOSED, 0, None, None, None), now)
 
     async def record_answered(self, route: str, *, now: datetime) -> None:
         """A call was accepted: the refused calls no longer run in a row. Lost jobs and the
@@ -151,15 +124,7 @@ class RouteStore:
         """Generations whose job is with this route's provider right now."""
         async with self._db.read() as conn:
             count = await conn.scalar(
-                select(func.count())
-                .select_from(generations)
-                .where(
-                    and_(
-                        generations.c.route == route,
-                        generations.c.status == Status.IN_PROGRESS.value,
-                        generations.c.provider_job_id.is_not(None),
-                    )
-                )
+                select(func.count()).select_from(generations).where(with_provider(route))
             )
         return int(count or 0)
 
@@ -175,14 +140,16 @@ class RouteStore:
             pass
 
 
-def _health(row: Row[Any]) -> RouteHealth:
-    m = row._mapping
-    return RouteHealth(
-        m["route"],
-        m["state"],
-        m["failures"],
-        m["window_started_at"],
-        m["opened_at"],
-        m["probe_until"],
-        m["job_failures"],
+async def _write(conn: AsyncConnection, health: RouteHealth, now: datetime) -> None:
+    """Replace the route's row with `health`, every column."""
+    values = asdict(health)
+    del values["route"]
+    await conn.execute(
+        update(route_health)
+        .where(route_health.c.route == health.route)
+        .values(**values, updated_at=now)
     )
+
+
+def _health(row: Row[Any]) -> RouteHealth:
+    return from_row(RouteHealth, row._mapping)

@@ -14,7 +14,7 @@ import asyncio
 import logging
 from datetime import timedelta
 
-from sqlalchemy import and_, delete, func, insert, select, text
+from sqlalchemy import ColumnElement, and_, delete, func, insert, select, text
 
 from vidrouter.domain.clock import Clock
 from vidrouter.domain.generation import Status
@@ -22,6 +22,15 @@ from vidrouter.store.database import Database
 from vidrouter.store.tables import generations, route_slots
 
 log = logging.getLogger(__name__)
+
+
+def with_provider(route: str) -> ColumnElement[bool]:
+    """Generations whose job is with this route's provider right now."""
+    return and_(
+        generations.c.route == route,
+        generations.c.status == Status.IN_PROGRESS.value,
+        generations.c.provider_job_id.is_not(None),
+    )
 
 
 class RouteSlots:
@@ -53,12 +62,8 @@ class RouteSlots:
                 select(func.count())
                 .select_from(generations)
                 .where(
-                    and_(
-                        generations.c.route == route,
-                        generations.c.status == Status.IN_PROGRESS.value,
-                        generations.c.provider_job_id.is_not(None),
-                        generations.c.id.not_in(slotted),  # counted once, as a slot
-                    )
+                    with_provider(route),
+                    generations.c.id.not_in(slotted),  # counted once, as a slot
                 )
                 .scalar_subquery()
             )

@@ -4,15 +4,16 @@ Generations count in the range their `created_at` falls in; days are UTC days. C
 billed seconds are set when a generation completes, so only completed ones add to them.
 Deleted generations keep their rows (`deleted_at`) and count: usage is history. By route,
 a group is the host that served it ("fal", "replicate", ...; its own model names stay
-private), None for generations that never reached one. Every price is in USD
+private), None for generations that never reached one. By resolution, what it was made at
+(None before issue 13). Every price is in USD
 (`domain.catalog.CURRENCY`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from sqlalchemy import ColumnElement, case, func, literal_column, select
 
@@ -20,17 +21,7 @@ from vidrouter.domain.generation import Status
 from vidrouter.store.database import Database
 from vidrouter.store.tables import generations
 
-GroupBy = Literal["model", "route", "day"]
-
-
-@dataclass(frozen=True)
-class UsageRow:
-    group: str | None  # the model id, the route's host (None: none), or the UTC day
-    generations: int
-    completed: int
-    failed: int
-    billed_seconds: float
-    cost: float
+GroupBy = Literal["model", "route", "resolution", "day"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +31,30 @@ class UsageTotal:
     failed: int
     billed_seconds: float
     cost: float
+
+    def __add__(self, other: UsageTotal) -> Self:
+        """Both summed, as this one (a row keeps its group)."""
+        return replace(
+            self,
+            generations=self.generations + other.generations,
+            completed=self.completed + other.completed,
+            failed=self.failed + other.failed,
+            billed_seconds=_round(self.billed_seconds + other.billed_seconds),
+            cost=_round(self.cost + other.cost),
+        )
+
+
+@dataclass(frozen=True)
+class _Grouped:
+    # The model id, the route's host (None: none), the resolution (None: made before
+    # issue 13, or by a model that lists none) or the UTC day.
+    group: str | None
+
+
+@dataclass(frozen=True)
+class UsageRow(UsageTotal, _Grouped):
+    """One group's total. The group comes first: a dataclass takes its bases' fields in
+    reverse method resolution order, `_Grouped`'s before `UsageTotal`'s."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +78,8 @@ class UsageStore:
             group = g.c.model
         elif group_by == "route":
             group = g.c.route
+        elif group_by == "resolution":
+            group = g.c.resolution
         else:
             group = day_of(g.c.created_at, self._db.dialect)
         query = (
@@ -82,14 +99,7 @@ class UsageStore:
             rows = [_row(r._mapping) for r in await conn.execute(query)]
         if group_by == "route":
             rows = _by_host(rows)
-        total = UsageTotal(
-            generations=sum(r.generations for r in rows),
-            completed=sum(r.completed for r in rows),
-            failed=sum(r.failed for r in rows),
-            billed_seconds=_round(sum(r.billed_seconds for r in rows)),
-            cost=_round(sum(r.cost for r in rows)),
-        )
-        return UsageReport(rows, total)
+        return UsageReport(rows, sum(rows, UsageTotal(0, 0, 0, 0.0, 0.0)))
 
 
 def day_of(column: Any, dialect_name: str) -> ColumnElement[str]:
@@ -111,22 +121,8 @@ def _by_host(rows: list[UsageRow]) -> list[UsageRow]:
     for r in rows:
         host = r.group.split(":", 1)[0] if r.group else None
         seen = hosts.get(host)
-        hosts[host] = (
-            r
-            if seen is None
-            else UsageRow(
-                group=host,
-                generations=seen.generations + r.generations,
-                completed=seen.completed + r.completed,
-                failed=seen.failed + r.failed,
-                billed_seconds=_round(seen.billed_seconds + r.billed_seconds),
-                cost=_round(seen.cost + r.cost),
-            )
-        )
-    return [
-        UsageRow(host, r.generations, r.completed, r.failed, r.billed_seconds, r.cost)
-        for host, r in sorted(hosts.items(), key=lambda item: (item[0] is None, item[0] or ""))
-    ]
+        hosts[host] = replace(r, group=host) if seen is None else seen + r
+    return [hosts[h] for h in sorted(hosts, key=lambda h: (h is None, h or ""))]
 
 
 def _row(m: Any) -> UsageRow:

@@ -36,7 +36,6 @@ STATE_KEY = "vidrouter.api_key"  # the request's authenticated key, for the budg
 
 class BudgetExceeded(RequestError):
     status_code = 402
-    error_type = "budget_error"
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code="budget_exceeded")

@@ -106,7 +106,7 @@ class Generations:
         circuit, (429) when the key has its most unfinished generations. With an
         idempotency key used in the last 24 hours, the generation that key made instead
         (Conflict if the request differed)."""
-        await self._catalog.ensure_servable(req.model, req.routing)
+        await self._catalog.ensure_servable(req.model, req.routing, req.controls)
         await self._limiter.check_concurrency(key)
         now = self._clock()
         g = Generation(

@@ -7,8 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from vidrouter.domain.catalog import Catalog, ListedModel, ModelSpec, Route, RouteFilter
+from vidrouter.domain.controls import Controls
 from vidrouter.domain.errors import Unavailable
-from vidrouter.domain.routing import DEFAULT_POLICY, RouteStats, RoutingPolicy, known_providers
+from vidrouter.domain.routing import (
+    DEFAULT_POLICY,
+    RouteStats,
+    RoutingPolicy,
+    known_providers,
+    order_routes,
+)
 from vidrouter.engine.circuits import Circuits, CircuitState
 from vidrouter.engine.router import chosen_now, route_reports
 
@@ -71,13 +78,16 @@ class ModelCatalog:
         return "unavailable" if open_count == len(states) else "degraded"
 
     async def ensure_servable(
-        self, model: ListedModel, policy: RoutingPolicy | None = None
+        self,
+        model: ListedModel,
+        policy: RoutingPolicy | None = None,
+        controls: Controls | None = None,
     ) -> None:
         """Refuse work that cannot run: when every route of the model (that the request's
-        routing policy allows) has an open circuit, a 503 with Retry-After beats queueing a
-        generation that would only wait."""
+        routing policy allows and that honours its controls) has an open circuit, a 503
+        with Retry-After beats queueing a generation that would only wait."""
         allowed = policy or DEFAULT_POLICY
-        routes = [r.key for r in model.routes if allowed.allows(r)]
+        routes = [r.key for r in order_routes(model.routes, allowed, {}, controls)]
         for route in routes:
             if await self._circuits.state_of(route) is not CircuitState.OPEN:
                 return

@@ -81,7 +81,6 @@ class TooManyRequests(RequestError):
     """Our own 429: a key over its limits (a provider's 429 is `providers.base.RateLimited`)."""
 
     status_code = 429
-    error_type = "rate_limit_error"
 
     def __init__(self, message: str, *, code: str, retry_after: int) -> None:
         super().__init__(message, code=code)

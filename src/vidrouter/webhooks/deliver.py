@@ -53,20 +53,8 @@ class WebhookSender:
         status_code, error = await self._send(delivery)
         now = self._clock()
         if error is None:
-            await self._deliveries.record(
-                delivery.id,
-                owner=self._owner,
-                status=DELIVERED,
-                tries=tries,
-                next_attempt_at=None,
-                status_code=status_code,
-                error=None,
-                delivered_at=now,
-            )
-            log.info("webhook_delivered", extra={"delivery_id": delivery.id, "tries": tries})
-            self._observe("delivered")
-            return
-        if tries <= len(self._schedule):
+            status, next_at = DELIVERED, None
+        elif tries <= len(self._schedule):
             status, next_at = PENDING, now + timedelta(seconds=self._schedule[tries - 1])
         else:
             status, next_at = FAILED, None
@@ -77,8 +65,13 @@ class WebhookSender:
             tries=tries,
             next_attempt_at=next_at,
             status_code=status_code,
-            error=error[:1000],
+            error=None if error is None else error[:1000],
+            delivered_at=now if error is None else None,
         )
+        if error is None:
+            log.info("webhook_delivered", extra={"delivery_id": delivery.id, "tries": tries})
+            self._observe("delivered")
+            return
         log.info(
             "webhook_failed",
             extra={

@@ -9,19 +9,19 @@ from typing import Any
 from tests.contract.controls import ControlsCase
 
 
-def _rendered_as_shown(done: Mapping[str, Any]) -> None:
+def _rendered_as_asked(done: Mapping[str, Any]) -> None:
     assert done["status"] == "completed", done
+    assert (done["resolution"], done["seed"]) == ("480p", 7), done
     assert done["generate_audio"] is False, done  # the renderer makes silent video
-    assert done["negative_prompt"] is None and done["enhance_prompt"] is None, done
-    assert done["video_width"] and done["video_height"], done
+    assert (done["video_width"], done["video_height"]) == (854, 480), done
 
 
 CASES = [
     ControlsCase(
         provider="local",
         model="local-preview",
-        body={},
-        expect=_rendered_as_shown,
+        body={"resolution": "480p", "seed": 7},
+        expect=_rendered_as_asked,
         unsupported=("negative_prompt", "end_image_url", "enhance_prompt", "generate_audio"),
         duration=0.5,
     ),

@@ -3,7 +3,8 @@
 `from` and `to` are ISO 8601 dates or date-times (UTC unless they carry an offset); the range
 is [from, to). A date alone means its whole UTC day: `from=2026-11-01&to=2026-11-30` is all
 of November 1 to 30. Default: the 30 days up to now. `group_by` is `model` (default),
-`route` (the host that served it; null: none did) or `day`; only groups with generations
+`route` (the host that served it; null: none did), `resolution` (what it was made at; null:
+made before resolutions were recorded) or `day`; only groups with generations
 are listed. Deleted generations count: usage is history.
 """
 
@@ -44,6 +45,10 @@ class UsageItemOut(UsageTotalOut):
         default=None,
         description="With group_by=route: the host that served it (null: none did).",
     )
+    resolution: str | None = Field(
+        default=None,
+        description="With group_by=resolution: what it was made at (null: not recorded).",
+    )
     day: str | None = Field(default=None, description="With group_by=day: YYYY-MM-DD (UTC).")
 
 
@@ -51,7 +56,7 @@ class UsageOut(BaseModel):
     object: Literal["usage"] = "usage"
     from_: str = Field(alias="from", examples=["2026-11-01T00:00:00.000Z"])
     to: str = Field(examples=["2026-12-01T00:00:00.000Z"])
-    group_by: Literal["model", "route", "day"]
+    group_by: GroupBy
     data: list[UsageItemOut]
     total: UsageTotalOut
 
@@ -77,7 +82,7 @@ async def get_usage(
     group_by: GroupBy = "model",
 ) -> JSONResponse:
     """Generations of the calling account, their outcomes and cost in a time range
-    (default: the last 30 days), by model, by route (host) or by UTC day."""
+    (default: the last 30 days), by model, by route (host), by resolution or by UTC day."""
     start, end = time_range(from_, to, now=clock())
     report = await usage.report(key.account_id, start=start, end=end, group_by=group_by)
     return JSONResponse(

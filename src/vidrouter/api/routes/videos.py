@@ -14,11 +14,20 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
+from vidrouter.api import openai_videos_forms as forms
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
 from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
 from vidrouter.api.routes.content import serve_blob
-from vidrouter.api.schemas import ERRORS, ERRORS_CREATE, ERRORS_ID, Cost, ErrorOut
+from vidrouter.api.schemas import (
+    ERRORS,
+    ERRORS_CREATE,
+    ERRORS_ID,
+    ControlsIn,
+    ControlsOut,
+    Cost,
+    ErrorOut,
+)
 from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.usecases.generations import Generations
@@ -38,8 +47,9 @@ class VideoErrorOut(BaseModel):
     message: str
 
 
-class VideoOut(BaseModel):
-    """OpenAI's Video object; `id` is the generation id, shared with /v1/generations."""
+class VideoOut(ControlsOut):
+    """OpenAI's Video object; `id` is the generation id, shared with /v1/generations. The
+    controls (inherited) are vidrouter's extension, as on a Generation."""
 
     id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
     object: Literal["video"] = "video"
@@ -79,7 +89,9 @@ class VideoDeletedOut(BaseModel):
     deleted: Literal[True] = True
 
 
-class VideoCreateJson(BaseModel):
+class VideoCreateJson(ControlsIn):
+    """OpenAI's create request; the controls (inherited) are vidrouter's extension."""
+
     model: str | None = Field(
         default=None, description="Any id from GET /v1/models; default: the first listed model."
     )
@@ -125,7 +137,10 @@ async def create_video(
 ) -> JSONResponse:
     """Create a video (JSON, or multipart/form-data with an `input_reference` file)."""
     req = await _video_request(request)
-    body = wire.create_body(req, catalog.listed() if req.model is None else [])
+    named = catalog.find(req.model) if isinstance(req.model, str) else None
+    body = wire.create_body(
+        req, catalog.listed() if req.model is None else [named] if named else []
+    )
     try:
         checked = generations.check(body)
     except InvalidRequest as exc:
@@ -221,9 +236,9 @@ async def _video_request(request: Request) -> wire.VideoRequest:
     media = content_type.split(";", 1)[0].strip().lower()
     raw = await request.body()
     if media == "multipart/form-data":
-        return wire.from_form(wire.parse_multipart(content_type, raw))
+        return wire.from_form(forms.parse_multipart(content_type, raw))
     if media == "application/x-www-form-urlencoded":
-        return wire.from_form(wire.parse_urlencoded(raw))
+        return wire.from_form(forms.parse_urlencoded(raw))
     if media in ("", "application/json") or media.endswith("+json"):
         return wire.from_json(parse_json(raw))
     raise UnsupportedMediaType(
