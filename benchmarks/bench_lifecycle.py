@@ -43,7 +43,8 @@ sys.path.insert(0, str(ROOT))
 from bench_api import _free_port as free_port  # noqa: E402
 from bench_api import _wait_ready as wait_ready  # noqa: E402
 from loadgen import run_load  # noqa: E402
-from tests.support.scaleout import MODEL, UPSTREAM_KEY_ENV, upstream_catalog  # noqa: E402
+from tests.support.chaos import MODEL  # noqa: E402
+from tests.support.scaleout import UPSTREAM_KEY_ENV, upstream_catalog  # noqa: E402
 
 PY_SPY = HERE / ".venv-litellm" / "bin" / "py-spy"
 
