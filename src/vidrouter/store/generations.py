@@ -338,7 +338,11 @@ class GenerationStore:
 
     async def next_due_at(self) -> datetime | None:
         async with self._db.read() as conn:
-            value: datetime | None = await conn.scalar(select(func.min(t.c.next_attempt_at)))
+            # The condition lets the partial due index answer (without it: a full scan,
+            # which with 100k waiting rows cost more than the polls themselves).
+            value: datetime | None = await conn.scalar(
+                select(func.min(t.c.next_attempt_at)).where(t.c.next_attempt_at.is_not(None))
+            )
         return value
 
     async def cancel(self, canceled: Generation, *, deliveries: Sequence[Delivery] = ()) -> bool:
