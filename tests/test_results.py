@@ -48,3 +48,20 @@ async def test_not_a_video_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"<html>an error page from a CDN</html>")
     with pytest.raises(MalformedResponse):
         await inspect_and_normalise(path)
+
+
+@pytest.mark.parametrize("damage", ["cut_in_half", "frames_zeroed"])
+async def test_a_damaged_video_with_intact_headers_is_refused(tmp_path: Path, damage: str) -> None:
+    # The headers parse in both cases: only decoding the first frame shows the damage.
+    path = tmp_path / "video.mp4"
+    _mp4_without_faststart(path)
+    await inspect_and_normalise(path)
+    data = path.read_bytes()
+    start = data.index(b"mdat") + 4
+    if damage == "cut_in_half":
+        data = data[: (start + len(data)) // 2]
+    else:
+        data = data[:start] + bytes(len(data) - start)
+    path.write_bytes(data)
+    with pytest.raises(MalformedResponse, match="decodable"):
+        await inspect_and_normalise(path)

@@ -112,25 +112,35 @@ def _inspect_and_normalise(path: Path) -> VideoInfo:
 
 
 def probe(path: Path) -> VideoInfo:
+    """The stream's facts from the container's headers, and its first frame decoded.
+
+    Only the first frame: a header alone does not prove the file plays (a cut-off or zeroed
+    `mdat` parses fine), and one frame proves the codec data is there. The decoder runs on
+    this thread: FFmpeg's default frame threading starts and joins a thread pool per open,
+    which cost more than the decode itself (0.85 -> 0.47 ms for a small clip).
+    """
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=_ONE_THREAD) as container:
             if not container.streams.video:
                 raise MalformedResponse("the result has no video stream")
             stream = container.streams.video[0]
-            duration = _duration(container, stream)
-            # Decode one frame: a header alone does not prove the file plays.
+            stream.codec_context.thread_count = 1
             for _frame in container.decode(stream):
                 break
             else:
                 raise MalformedResponse("the result has no decodable frame")
             return VideoInfo(
-                duration,
+                _duration(container, stream),
                 stream.codec_context.width,
                 stream.codec_context.height,
                 stream.codec_context.name,
             )
     except av.error.FFmpegError as exc:
         raise MalformedResponse(f"the result is not a decodable video: {exc}") from exc
+
+
+# Also for the decoders that opening the container runs to fill in the stream parameters.
+_ONE_THREAD = {"threads": "1"}
 
 
 def _duration(container: av.container.InputContainer, stream: av.video.stream.VideoStream) -> float:
