@@ -46,6 +46,25 @@ async def test_claims_only_due_rows_in_due_order(store: tuple[GenerationStore, s
     assert {g.id for g in again} == {early.id, now.id, late.id}
 
 
+async def test_a_claim_ahead_takes_rows_due_soon_and_next_due_skips_held_rows(
+    store: tuple[GenerationStore, str],
+) -> None:
+    gens, account = store
+    soon = _generation(account, T0 + timedelta(milliseconds=200))
+    later = _generation(account, T0 + timedelta(seconds=5))
+    for g in (soon, later):
+        await gens.insert(g)
+    lease = T0 + timedelta(seconds=30)
+    assert await gens.claim("w1", now=T0, lease_until=lease, limit=10) == []
+    ahead = T0 + timedelta(milliseconds=250)
+    claimed = await gens.claim("w1", now=T0, lease_until=lease, limit=10, due_by=ahead)
+    assert [g.id for g in claimed] == [soon.id]
+    # The held row is its holder's to report; the loop sleeps until the next free one.
+    assert await gens.next_due_at(T0) == later.next_attempt_at
+    # Once its lease has run out (a dead holder), it counts again.
+    assert await gens.next_due_at(lease + timedelta(seconds=1)) == soon.next_attempt_at
+
+
 async def test_save_is_fenced_by_the_lease(store: tuple[GenerationStore, str]) -> None:
     gens, account = store
     g = _generation(account)

@@ -244,7 +244,11 @@ class Composition:
             ),
         )
         loop = functools.partial(
-            leased_loop, owner=self.owner, idle_poll=settings.idle_poll_seconds, clock=self.clock
+            leased_loop,
+            owner=self.owner,
+            idle_poll=settings.idle_poll_seconds,
+            clock=self.clock,
+            ahead=settings.claim_ahead_seconds,
         )
         sender = WebhookSender(
             self.deliveries,

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     render_processes: int = Field(default=2, ge=1)
     lease_seconds: float = Field(default=30.0, gt=0)
     idle_poll_seconds: float = Field(default=1.0, gt=0)
+    # A claim also takes the work falling due this soon (each item still runs at its time),
+    # so that polls spread over time are claimed in batches, not one transaction each.
+    claim_ahead_seconds: float = Field(default=0.25, ge=0, le=1)
     # Scales every provider timing (first poll, poll interval, retry backoff, Retry-After,
     # longest wait). For tests and development against fakes; leave at 1 in production.
     provider_delay_scale: float = Field(default=1.0, gt=0)

@@ -15,10 +15,16 @@ Q_co = TypeVar("Q_co", bound=HasId, covariant=True)
 
 class Leased(Protocol[Q_co]):
     async def claim(
-        self, owner: str, *, now: datetime, lease_until: datetime, limit: int
+        self,
+        owner: str,
+        *,
+        now: datetime,
+        lease_until: datetime,
+        limit: int,
+        due_by: datetime | None = None,
     ) -> Sequence[Q_co]: ...
 
-    async def next_due_at(self) -> datetime | None: ...
+    async def next_due_at(self, now: datetime) -> datetime | None: ...
 
 
 async def _nothing() -> int:
@@ -28,13 +34,14 @@ async def _nothing() -> int:
 def leased_loop(
     name: str,
     queue: Leased[Q],
-    handle: Callable[[Q], Awaitable[None]],
+    handle: Callable[[Q], Awaitable[datetime | None]],
     *,
     owner: str,
     capacity: int,
     lease: timedelta,
     idle_poll: float,
     clock: Clock,
+    ahead: float = 0.0,
     renew: Callable[[Sequence[str], datetime], Awaitable[int]] = lambda ids, until: _nothing(),
     release: Callable[[Sequence[str]], Awaitable[int]] = lambda ids: _nothing(),
 ) -> WorkLoop[Q]:
@@ -42,7 +49,9 @@ def leased_loop(
     releases leases (for work that ends well inside its lease)."""
     return WorkLoop(
         name,
-        claim=lambda n, now, until: queue.claim(owner, now=now, lease_until=until, limit=n),
+        claim=lambda n, now, until, by: queue.claim(
+            owner, now=now, lease_until=until, limit=n, due_by=by
+        ),
         handle=handle,
         renew=renew,
         release=release,
@@ -51,4 +60,5 @@ def leased_loop(
         lease=lease,
         idle_poll=idle_poll,
         clock=clock,
+        ahead=ahead,
     )

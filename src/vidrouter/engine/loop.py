@@ -3,6 +3,11 @@
 It claims due items up to its capacity, handles each in its own task, renews the leases of
 the items in hand, wakes at once when told there is new work, and otherwise sleeps until the
 next item falls due (or `idle_poll`, for work added by other processes).
+
+A claim also takes the items falling due within `ahead` seconds, each handled at its own time:
+work spread evenly over time (thousands of generations polled every few minutes) is then
+claimed in batches rather than one transaction per item. A handled item reports when it is
+due next, so that the loop wakes for it only when that is before its planned wake-up.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ class HasId(Protocol):
     @property
     def id(self) -> str: ...
 
+    @property
+    def next_attempt_at(self) -> datetime | None: ...
+
 
 T = TypeVar("T", bound=HasId)
 
@@ -39,15 +47,16 @@ class WorkLoop(Generic[T]):
         self,
         name: str,
         *,
-        claim: Callable[[int, datetime, datetime], Awaitable[Sequence[T]]],
-        handle: Callable[[T], Awaitable[None]],
+        claim: Callable[[int, datetime, datetime, datetime], Awaitable[Sequence[T]]],
+        handle: Callable[[T], Awaitable[datetime | None]],
         renew: Callable[[Sequence[str], datetime], Awaitable[int]],
         release: Callable[[Sequence[str]], Awaitable[int]],
-        next_due: Callable[[], Awaitable[datetime | None]],
+        next_due: Callable[[datetime], Awaitable[datetime | None]],
         capacity: int,
         lease: timedelta,
         idle_poll: float,
         clock: Clock,
+        ahead: float = 0.0,
     ) -> None:
         self.name = name
         self._claim = claim
@@ -59,6 +68,8 @@ class WorkLoop(Generic[T]):
         self._lease = lease
         self._idle_poll = idle_poll
         self._clock = clock
+        self._ahead = timedelta(seconds=ahead)
+        self._planned: datetime | None = None  # the wake-up the loop sleeps until, if asleep
         self._wake = asyncio.Event()
         self._active: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
@@ -81,7 +92,7 @@ class WorkLoop(Generic[T]):
         try:
             while not self._stopping:
                 try:
-                    claimed = await self._fill()
+                    await self._fill()
                 except Exception as exc:
                     self._log.failure("claim_failed", exc, {"loop": self.name})
                     self._failures += 1
@@ -90,8 +101,6 @@ class WorkLoop(Generic[T]):
                 if self._failures:
                     self._failures = 0
                     self._log.recovered("claim_failed")
-                if claimed and self.active < self._capacity:
-                    continue  # there may be more due work
                 await self._sleep()
         finally:
             self.running = False
@@ -99,27 +108,35 @@ class WorkLoop(Generic[T]):
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
 
-    async def _fill(self) -> int:
+    async def _fill(self) -> None:
+        """Claim up to the free capacity. Afterwards nothing is left to claim now: either the
+        claim took every item due, or the loop is full."""
         free = self._capacity - self.active
         if free <= 0:
-            return 0
+            return
         now = self._clock()
-        items = await self._claim(free, now, now + self._lease)
+        items = await self._claim(free, now, now + self._lease, now + self._ahead)
         for item in items:
             task = asyncio.create_task(self._run_one(item), name=f"{self.name}-{item.id}")
             self._active[item.id] = task
-        return len(items)
 
     async def _run_one(self, item: T) -> None:
+        due: datetime | None = None
         try:
-            await self._handle(item)
+            if item.next_attempt_at is not None:
+                early = (item.next_attempt_at - self._clock()).total_seconds()
+                if early > 0:
+                    await asyncio.sleep(early)
+            due = await self._handle(item)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             self._log.failure("work_item_crashed", exc, {"loop": self.name, "item": item.id})
         finally:
+            full = self.active >= self._capacity
             self._active.pop(item.id, None)
-            self._wake.set()
+            if full or due is None or self._planned is None or due < self._planned:
+                self._wake.set()
 
     async def _back_off(self) -> None:
         """Wait after a failed claim, longer the more claims failed in a row. New work does
@@ -132,7 +149,7 @@ class WorkLoop(Generic[T]):
     async def _sleep(self) -> None:
         timeout = self._idle_poll
         try:
-            due = await self._next_due()
+            due = await self._next_due(self._clock())
         except Exception as exc:
             self._log.failure("next_due_failed", exc, {"loop": self.name})
             due = None
@@ -141,8 +158,12 @@ class WorkLoop(Generic[T]):
             timeout = max(0.005, min(timeout, until_due))
         if self.active >= self._capacity:
             timeout = self._idle_poll
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+        self._planned = self._clock() + timedelta(seconds=timeout)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+        finally:
+            self._planned = None
         self._wake.clear()
 
     async def _heartbeat(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from datetime import datetime
 
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.engine.advance import Advancer, Outcome
@@ -37,15 +38,16 @@ class GenerationWorker:
         self._on_deliveries = on_deliveries
         self._log = ThrottledLog(log)  # a full disk crashes every step the same way
 
-    async def handle(self, g: Generation) -> None:
+    async def handle(self, g: Generation) -> datetime | None:
+        """Take one step; returns when the generation is due next, if known."""
         with log_context(generation_id=g.id, route=g.route):
-            await self._handle(g)
+            return await self._handle(g)
 
-    async def _handle(self, g: Generation) -> None:
+    async def _handle(self, g: Generation) -> datetime | None:
         if g.status is Status.CANCELED:
             await self._advancer.cancel_at_provider(g)
             await self._store.settle_canceled(g.id, owner=self._owner)
-            return
+            return None
         try:
             try:
                 outcome = await self._advancer.advance(g)
@@ -55,11 +57,12 @@ class GenerationWorker:
                 self._log.failure("generation_step_crashed", exc, {"generation_id": g.id})
                 delay = crash_delay(g)
                 outcome = self._advancer.retry_after_crash(g, delay)
-            await self._save(outcome)
+            saved = await self._save(outcome)
         finally:
             self._advancer.release(g.id)  # the saved row now shows any job it submitted
+        return outcome.generation.next_attempt_at if saved else None
 
-    async def _save(self, outcome: Outcome) -> None:
+    async def _save(self, outcome: Outcome) -> bool:
         saved = await self._store.save(
             outcome.generation, owner=self._owner, deliveries=outcome.deliveries
         )
@@ -75,3 +78,4 @@ class GenerationWorker:
             self._on_deliveries()
         if outcome.cleanup is not None and saved:
             await asyncio.to_thread(outcome.cleanup.unlink, True)
+        return saved

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Row, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.store.database import Database
-from vidrouter.store.leases import claim_due
+from vidrouter.store.leases import claim_due, next_due
 from vidrouter.store.records import from_row
 from vidrouter.store.tables import webhook_deliveries as t
 
@@ -58,9 +58,17 @@ class DeliveryStore:
         self._db = db
 
     async def claim(
-        self, owner: str, *, now: datetime, lease_until: datetime, limit: int
+        self,
+        owner: str,
+        *,
+        now: datetime,
+        lease_until: datetime,
+        limit: int,
+        due_by: datetime | None = None,
     ) -> list[Delivery]:
-        rows = await claim_due(self._db, t, owner, now=now, lease_until=lease_until, limit=limit)
+        rows = await claim_due(
+            self._db, t, owner, now=now, lease_until=lease_until, limit=limit, due_by=due_by
+        )
         return [_delivery(r) for r in rows]
 
     async def record(
@@ -99,14 +107,8 @@ class DeliveryStore:
             )
             return [_delivery(r) for r in rows]
 
-    async def next_due_at(self) -> datetime | None:
-        async with self._db.read() as conn:
-            # The condition lets the partial due index answer (without it: a full scan,
-            # which with 100k waiting rows cost more than the polls themselves).
-            value: datetime | None = await conn.scalar(
-                select(func.min(t.c.next_attempt_at)).where(t.c.next_attempt_at.is_not(None))
-            )
-        return value
+    async def next_due_at(self, now: datetime) -> datetime | None:
+        return await next_due(self._db, t, now=now)
 
 
 def _delivery(row: Row[Any]) -> Delivery:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -22,7 +22,7 @@ from vidrouter.domain.generation import (
 from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
 from vidrouter.store.generation_rows import columns, generation_from_row
-from vidrouter.store.leases import claim_due
+from vidrouter.store.leases import claim_due, next_due
 from vidrouter.store.tables import generations as t
 from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
@@ -218,10 +218,18 @@ class GenerationStore:
     # --- the engine's side ------------------------------------------------------------------
 
     async def claim(
-        self, owner: str, *, now: datetime, lease_until: datetime, limit: int
+        self,
+        owner: str,
+        *,
+        now: datetime,
+        lease_until: datetime,
+        limit: int,
+        due_by: datetime | None = None,
     ) -> list[Generation]:
         """Take up to `limit` due, unleased rows, setting the lease in one statement."""
-        rows = await claim_due(self._db, t, owner, now=now, lease_until=lease_until, limit=limit)
+        rows = await claim_due(
+            self._db, t, owner, now=now, lease_until=lease_until, limit=limit, due_by=due_by
+        )
         return [generation_from_row(r) for r in rows]
 
     async def save(
@@ -336,14 +344,8 @@ class GenerationStore:
             )
         return int(result.rowcount)
 
-    async def next_due_at(self) -> datetime | None:
-        async with self._db.read() as conn:
-            # The condition lets the partial due index answer (without it: a full scan,
-            # which with 100k waiting rows cost more than the polls themselves).
-            value: datetime | None = await conn.scalar(
-                select(func.min(t.c.next_attempt_at)).where(t.c.next_attempt_at.is_not(None))
-            )
-        return value
+    async def next_due_at(self, now: datetime) -> datetime | None:
+        return await next_due(self._db, t, now=now)
 
     async def cancel(self, canceled: Generation, *, deliveries: Sequence[Delivery] = ()) -> bool:
         """Write the canceled version of a generation that is still unfinished, whoever holds

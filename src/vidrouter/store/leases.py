@@ -12,14 +12,22 @@ from vidrouter.store.database import Database
 
 
 async def claim_due(
-    db: Database, table: Table, owner: str, *, now: datetime, lease_until: datetime, limit: int
+    db: Database,
+    table: Table,
+    owner: str,
+    *,
+    now: datetime,
+    lease_until: datetime,
+    limit: int,
+    due_by: datetime | None = None,
 ) -> list[Row[Any]]:
-    """Take up to `limit` due, unleased rows (earliest due first), setting the lease in one
-    statement; PostgreSQL's concurrent claimers skip each other's rows."""
+    """Take up to `limit` unleased rows due by `due_by` (default `now`; later lets one claim
+    take the rows about to fall due too), earliest first, setting the lease in one statement;
+    PostgreSQL's concurrent claimers skip each other's rows."""
     c = table.c
     free = and_(
         c.next_attempt_at.is_not(None),
-        c.next_attempt_at <= now,
+        c.next_attempt_at <= (now if due_by is None else due_by),
         or_(c.lease_until.is_(None), c.lease_until < now),
     )
     due = dialect.skip_locked(
@@ -33,3 +41,23 @@ async def claim_due(
     )
     async with db.write() as conn:
         return list((await conn.execute(statement)).all())
+
+
+async def next_due(db: Database, table: Table, *, now: datetime) -> datetime | None:
+    """When the earliest row nobody holds falls due. Held rows are left out: their holder
+    reports their next time itself, and a dead holder's rows are found by the idle poll."""
+    c = table.c
+    # Walks the partial due index in order, past the few held rows; a bare min() would be
+    # cheaper only without the lease condition, and a full scan with it.
+    query = (
+        select(c.next_attempt_at)
+        .where(
+            c.next_attempt_at.is_not(None),
+            or_(c.lease_until.is_(None), c.lease_until < now),
+        )
+        .order_by(c.next_attempt_at)
+        .limit(1)
+    )
+    async with db.read() as conn:
+        value: datetime | None = await conn.scalar(query)
+    return value
