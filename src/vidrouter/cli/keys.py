@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
@@ -26,7 +26,7 @@ from vidrouter.cli.accounts import (
 from vidrouter.cli.common import settings_from
 from vidrouter.domain.clock import isoformat
 from vidrouter.settings import Settings
-from vidrouter.store.budgets import BudgetStore
+from vidrouter.store.budgets import Budget, BudgetStore
 from vidrouter.store.database import Database
 from vidrouter.store.keys import ApiKey, KeyStore, NewKey, Rotation
 
@@ -48,21 +48,31 @@ async def _with_keys(settings: Settings, action: Callable[[KeyStore], Awaitable[
         await db.close()
 
 
+# What the command line shows of a key, in this order: never its secrets.
+_SHOWN = (
+    "id",
+    "name",
+    "account_id",
+    "prefix",
+    "created_at",
+    "revoked_at",
+    "expires_at",
+    "requests_per_minute",
+    "max_concurrent",
+    "budget",
+)
+
+
 def key_json(key: ApiKey) -> dict[str, object]:
-    return {
-        "id": key.id,
-        "name": key.name,
-        "account_id": key.account_id,
-        "prefix": key.prefix,
-        "created_at": isoformat(key.created_at),
-        "revoked_at": isoformat(key.revoked_at),
-        "expires_at": isoformat(key.expires_at),
-        "requests_per_minute": key.requests_per_minute,
-        "max_concurrent": key.max_concurrent,
-        "budget": (
-            {"limit_usd": key.budget.limit_usd, "period": key.budget.period} if key.budget else None
-        ),
-    }
+    return {name: _json_value(getattr(key, name)) for name in _SHOWN}
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, datetime):
+        return isoformat(value)
+    if isinstance(value, Budget):
+        return {"limit_usd": value.limit_usd, "period": value.period}
+    return value
 
 
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]

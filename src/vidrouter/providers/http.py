@@ -12,7 +12,7 @@ import email.utils
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 
@@ -61,6 +61,20 @@ def bearer(token: str, **extra: str) -> dict[str, str]:
 def client_for(config: AdapterConfig, headers: Mapping[str, str]) -> httpx.AsyncClient:
     """An adapter's client for its config's base URL (and a test's transport, if any)."""
     return new_client(config.base_url, headers, transport=config.transport)
+
+
+class BearerAdapter:
+    """The start every adapter of one JSON API with a bearer key shares: its HTTP client
+    (closed by `aclose`) and whether it may fetch images from private addresses."""
+
+    credential: ClassVar[str]  # the environment variable holding the key
+
+    def __init__(self, config: AdapterConfig) -> None:
+        self._client = client_for(config, bearer(config.key(self.credential)))
+        self._allow_private = config.allow_private_images
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
 
 
 async def send(

@@ -13,7 +13,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, Executable, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -113,6 +113,12 @@ class Database:
         finally:
             _writing.reset(token)
             lock.release()
+
+    async def changed(self, statement: Executable) -> int:
+        """Run one writing statement in a transaction of its own: the rows it changed."""
+        async with self.write() as conn:
+            result = await conn.execute(statement)
+        return int(result.rowcount)
 
     def _lock(self) -> _WriteLock | None:
         if self.dialect != "sqlite":

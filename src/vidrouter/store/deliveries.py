@@ -83,22 +83,21 @@ class DeliveryStore:
         error: str | None,
         delivered_at: datetime | None = None,
     ) -> bool:
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(t)
-                .where(t.c.id == delivery_id, t.c.lease_owner == owner)
-                .values(
-                    status=status,
-                    tries=tries,
-                    next_attempt_at=next_attempt_at,
-                    last_status_code=status_code,
-                    last_error=error,
-                    delivered_at=delivered_at,
-                    lease_owner=None,
-                    lease_until=None,
-                )
+        changed = await self._db.changed(
+            update(t)
+            .where(t.c.id == delivery_id, t.c.lease_owner == owner)
+            .values(
+                status=status,
+                tries=tries,
+                next_attempt_at=next_attempt_at,
+                last_status_code=status_code,
+                last_error=error,
+                delivered_at=delivered_at,
+                lease_owner=None,
+                lease_until=None,
             )
-        return result.rowcount == 1
+        )
+        return changed == 1
 
     async def for_generation(self, generation_id: str) -> list[Delivery]:
         async with self._db.read() as conn:

@@ -16,7 +16,7 @@ import logging
 from typing import Any, ClassVar
 
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.luma import errors
 
 log = logging.getLogger(__name__)
@@ -30,14 +30,12 @@ DURATIONS = (5, 9)  # seconds; sent as "5s" / "9s"
 DEFAULT_RESOLUTION = "720p"
 
 
-class LumaProvider:
+class LumaProvider(http.BearerAdapter):
+    credential = CREDENTIAL
     name: ClassVar[str] = "luma"
     # Ray 2 at 720p typically takes 1-3 minutes (Ray Flash 2 well under one); queues grow at
     # peak times. Luma documents no maximum: 30 minutes is our bound (unconfirmed).
     poll_policy = base.PollPolicy.seconds(15, 5, 20, give_up=30 * 60)
-
-    def __init__(self, config: AdapterConfig) -> None:
-        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = _create_body(request)
@@ -99,9 +97,6 @@ class LumaProvider:
             GENERATION_PATH.format(id=job.id),
             request_id_header=REQUEST_ID_HEADER,
         )
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     async def _get(self, job: base.ProviderJob) -> dict[str, Any]:
         try:

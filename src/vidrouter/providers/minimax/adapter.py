@@ -23,7 +23,7 @@ from PIL import Image, UnidentifiedImageError
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import decode_data_uri, load_image, to_data_uri
 from vidrouter.providers.minimax import errors
 
@@ -50,15 +50,12 @@ MIN_SHORT_SIDE = 300
 MIN_RATIO, MAX_RATIO = 2 / 5, 5 / 2
 
 
-class MinimaxProvider:
+class MinimaxProvider(http.BearerAdapter):
+    credential = CREDENTIAL
     name: ClassVar[str] = "minimax"
     # A 6 s 768P video typically takes 1-3 minutes; MiniMax suggests polling every 10 s and
     # documents no maximum: 30 minutes is our bound (unconfirmed).
     poll_policy = base.PollPolicy.seconds(20, 10, 30, give_up=30 * 60)
-
-    def __init__(self, config: AdapterConfig) -> None:
-        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
-        self._allow_private = config.allow_private_images
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = _create_body(request)
@@ -139,9 +136,6 @@ class MinimaxProvider:
 
     async def cancel(self, job: base.ProviderJob) -> None:
         """MiniMax's v1 video API has no way to cancel a task: it runs to its end."""
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     async def _call(
         self, method: str, path: str, *, allow_error_codes: bool = False, **kwargs: Any

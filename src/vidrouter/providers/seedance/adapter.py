@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
 from vidrouter.providers.seedance import errors
 
@@ -46,16 +46,13 @@ BODY_OPTIONS = ("camera_fixed", "service_tier", "watermark")
 SILENT_MODELS = ("seedance-1-0-",)
 
 
-class SeedanceProvider:
+class SeedanceProvider(http.BearerAdapter):
+    credential = CREDENTIAL
     name: ClassVar[str] = "seedance"
     # A 5 s clip takes roughly 30-90 s (Pro Fast and Mini faster, 2.0 at 1080p slower), more
     # while the account's queue is long. Ark itself expires the task after an hour (see
     # EXPIRES_AFTER_SECONDS); our deadline is the backstop five minutes later.
     poll_policy = base.PollPolicy.seconds(10, 5, 20, give_up=EXPIRES_AFTER_SECONDS + 300)
-
-    def __init__(self, config: AdapterConfig) -> None:
-        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
-        self._allow_private = config.allow_private_images
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         body = await self._create_body(request)
@@ -116,9 +113,6 @@ class SeedanceProvider:
             request_id_header=SERVER_REQUEST_ID_HEADER,
             refine=errors.refine,
         )
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
         controls = request.controls

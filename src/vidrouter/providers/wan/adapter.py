@@ -37,7 +37,7 @@ import httpx
 
 from vidrouter.domain.generation import JobData
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
 from vidrouter.providers.wan import errors
 
@@ -66,14 +66,11 @@ SIZES: Mapping[str, Mapping[str, str]] = {
 }
 
 
-class WanProvider:
+class WanProvider(http.BearerAdapter):
+    credential = CREDENTIAL
     name: ClassVar[str] = "wan"
     # Generation typically takes 1-5 minutes (Model Studio docs); tasks are kept 24 hours.
     poll_policy = base.PollPolicy.seconds(15, 10, 30, give_up=45 * 60)
-
-    def __init__(self, config: AdapterConfig) -> None:
-        self._client = http.client_for(config, http.bearer(config.key(CREDENTIAL)))
-        self._allow_private = config.allow_private_images
 
     # --- submit -----------------------------------------------------------------------------
 
@@ -176,9 +173,6 @@ class WanProvider:
             base.InvalidInput
         ) as exc:  # only PENDING tasks can be canceled; a running one runs on
             log.info("wan_cancel_refused", extra={"job_id": job.id, "error": exc.provider_code})
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         return await http.send(self._client, method, path, refine=errors.refine, **kwargs)
