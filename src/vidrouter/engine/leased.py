@@ -4,27 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from vidrouter.domain.clock import Clock
 from vidrouter.engine.loop import HasId, WorkLoop
+from vidrouter.store.leases import LeasedRows
 
 Q = TypeVar("Q", bound=HasId)
-Q_co = TypeVar("Q_co", bound=HasId, covariant=True)
-
-
-class Leased(Protocol[Q_co]):
-    async def claim(
-        self,
-        owner: str,
-        *,
-        now: datetime,
-        lease_until: datetime,
-        limit: int,
-        due_by: datetime | None = None,
-    ) -> Sequence[Q_co]: ...
-
-    async def next_due_at(self, now: datetime) -> datetime | None: ...
 
 
 async def _nothing() -> int:
@@ -33,7 +19,7 @@ async def _nothing() -> int:
 
 def leased_loop(
     name: str,
-    queue: Leased[Q],
+    queue: LeasedRows[Q],
     handle: Callable[[Q], Awaitable[datetime | None]],
     *,
     owner: str,

@@ -10,7 +10,7 @@ from sqlalchemy import Row, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.store.database import Database
-from vidrouter.store.leases import claim_due, next_due
+from vidrouter.store.leases import LeasedRows
 from vidrouter.store.records import from_row
 from vidrouter.store.tables import webhook_deliveries as t
 
@@ -53,23 +53,9 @@ async def insert_delivery(conn: AsyncConnection, delivery: Delivery) -> None:
     )
 
 
-class DeliveryStore:
+class DeliveryStore(LeasedRows[Delivery]):
     def __init__(self, db: Database) -> None:
-        self._db = db
-
-    async def claim(
-        self,
-        owner: str,
-        *,
-        now: datetime,
-        lease_until: datetime,
-        limit: int,
-        due_by: datetime | None = None,
-    ) -> list[Delivery]:
-        rows = await claim_due(
-            self._db, t, owner, now=now, lease_until=lease_until, limit=limit, due_by=due_by
-        )
-        return [_delivery(r) for r in rows]
+        super().__init__(db, t, _delivery)
 
     async def record(
         self,
@@ -105,9 +91,6 @@ class DeliveryStore:
                 select(t).where(t.c.generation_id == generation_id).order_by(t.c.created_at)
             )
             return [_delivery(r) for r in rows]
-
-    async def next_due_at(self, now: datetime) -> datetime | None:
-        return await next_due(self._db, t, now=now)
 
 
 def _delivery(row: Row[Any]) -> Delivery:

@@ -22,7 +22,7 @@ from vidrouter.domain.generation import (
 from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
 from vidrouter.store.generation_rows import columns, generation_from_row
-from vidrouter.store.leases import claim_due, next_due
+from vidrouter.store.leases import LeasedRows
 from vidrouter.store.tables import generations as t
 from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
@@ -40,11 +40,11 @@ class ListPage:
     has_more: bool
 
 
-class GenerationStore:
+class GenerationStore(LeasedRows[Generation]):
     def __init__(
         self, db: Database, *, cache_size: int = 20_000, display_seconds: float = 0.0
     ) -> None:
-        self._db = db
+        super().__init__(db, t, generation_from_row)
         # Terminal generations never change again, so they are kept in memory once read:
         # clients poll finished generations far more than anything else.
         self._finished: OrderedDict[str, Generation] = OrderedDict()
@@ -217,21 +217,6 @@ class GenerationStore:
 
     # --- the engine's side ------------------------------------------------------------------
 
-    async def claim(
-        self,
-        owner: str,
-        *,
-        now: datetime,
-        lease_until: datetime,
-        limit: int,
-        due_by: datetime | None = None,
-    ) -> list[Generation]:
-        """Take up to `limit` due, unleased rows, setting the lease in one statement."""
-        rows = await claim_due(
-            self._db, t, owner, now=now, lease_until=lease_until, limit=limit, due_by=due_by
-        )
-        return [generation_from_row(r) for r in rows]
-
     async def save(
         self, generation: Generation, *, owner: str, deliveries: Sequence[Delivery] = ()
     ) -> bool:
@@ -328,9 +313,6 @@ class GenerationStore:
             update(t).where(condition).values(lease_owner=None, lease_until=None)
         )
         return changed
-
-    async def next_due_at(self, now: datetime) -> datetime | None:
-        return await next_due(self._db, t, now=now)
 
     async def cancel(self, canceled: Generation, *, deliveries: Sequence[Delivery] = ()) -> bool:
         """Write the canceled version of a generation that is still unfinished, whoever holds

@@ -2,13 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Row, Table, and_, or_, select, update
 
 from vidrouter.store import dialect
 from vidrouter.store.database import Database
+
+Item = TypeVar("Item")
+
+
+class LeasedRows(Generic[Item]):
+    """A store's side of leased work: claiming its due rows and telling when more fall due."""
+
+    def __init__(self, db: Database, table: Table, item: Callable[[Row[Any]], Item]) -> None:
+        self._db = db
+        self._table = table
+        self._item = item
+
+    async def claim(
+        self,
+        owner: str,
+        *,
+        now: datetime,
+        lease_until: datetime,
+        limit: int,
+        due_by: datetime | None = None,
+    ) -> list[Item]:
+        """Take up to `limit` due, unleased rows, setting the lease in one statement."""
+        rows = await claim_due(
+            self._db,
+            self._table,
+            owner,
+            now=now,
+            lease_until=lease_until,
+            limit=limit,
+            due_by=due_by,
+        )
+        return [self._item(r) for r in rows]
+
+    async def next_due_at(self, now: datetime) -> datetime | None:
+        return await next_due(self._db, self._table, now=now)
 
 
 async def claim_due(
