@@ -26,10 +26,10 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.support.chaos import MODEL  # noqa: E402
 from tests.support.databases import create_pg_database, drop_pg_database, pg_url  # noqa: E402
 from tests.support.process import ServeProcess, cli_env, create_key  # noqa: E402
 from tests.support.scaleout import (  # noqa: E402
-    MODEL,
     UPSTREAM_KEY,
     UPSTREAM_KEY_ENV,
     upstream_catalog,

@@ -5,8 +5,10 @@ far less CPU per request than the server it measures (httpx would be the bottlen
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -43,24 +45,32 @@ class LoadResult:
 
 
 async def _connection(
-    host: str, port: int, request: bytes, until: float, latencies: list[float], errors: list[int]
+    host: str,
+    port: int,
+    request: Callable[[], bytes],
+    until: float,
+    latencies: list[float],
+    errors: list[int],
+    limit: Callable[[], bool],
+    bodies: list[bytes] | None,
 ) -> int:
     reader, writer = await asyncio.open_connection(host, port)
     done = 0
     try:
-        while time.perf_counter() < until:
+        while time.perf_counter() < until and limit():
             started = time.perf_counter()
-            writer.write(request)
+            writer.write(request())
             head = await reader.readuntil(b"\r\n\r\n")
             status = int(head[9:12])
             length = 0
             for line in head.split(b"\r\n"):
                 if line[:15].lower() == b"content-length:":
                     length = int(line[15:].strip())
-            if length:
-                await reader.readexactly(length)
+            body = await reader.readexactly(length) if length else b""
+            if bodies is not None:
+                bodies.append(body)
             latencies.append((time.perf_counter() - started) * 1000)
-            if status != 200:
+            if status >= 300:
                 errors.append(status)
             done += 1
     finally:
@@ -69,20 +79,47 @@ async def _connection(
 
 
 async def run_load(
-    url: str, *, seconds: float, connections: int, headers: dict[str, str] | None = None
+    url: str,
+    *,
+    seconds: float,
+    connections: int,
+    headers: dict[str, str] | None = None,
+    body: Callable[[], bytes] | None = None,
+    count: int | None = None,
+    bodies: list[bytes] | None = None,
 ) -> LoadResult:
+    """GETs, or POSTs of `body()` (JSON; a new body per request), for `seconds` or until
+    `count` requests were sent; `bodies` collects the answers' bodies when given."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     path = parts.path + (f"?{parts.query}" if parts.query else "")
-    lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}"]
+    lines = [f"{'POST' if body else 'GET'} {path} HTTP/1.1", f"Host: {host}:{port}"]
     lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
-    request = ("\r\n".join(lines) + "\r\n\r\n").encode()
+    head = "\r\n".join(lines)
+    fixed = (head + "\r\n\r\n").encode()
+
+    def request() -> bytes:
+        if body is None:
+            return fixed
+        payload = body()
+        return (
+            f"{head}\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+        ).encode() + payload
+
+    sent = itertools.count(1)
+
+    def limit() -> bool:
+        return count is None or next(sent) <= count
+
     latencies: list[float] = []
     errors: list[int] = []
     started = time.perf_counter()
     until = started + seconds
     counts = await asyncio.gather(
-        *(_connection(host, port, request, until, latencies, errors) for _ in range(connections))
+        *(
+            _connection(host, port, request, until, latencies, errors, limit, bodies)
+            for _ in range(connections)
+        )
     )
     elapsed = time.perf_counter() - started
     return LoadResult(sum(counts), len(errors), elapsed, latencies)

@@ -23,8 +23,7 @@ from tests.test_controls_fal import (
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import InvalidInput, ProviderRequest
 from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.openrouter import OpenRouterProvider
-from vidrouter.providers.openrouter.adapter import FIELDS
+from vidrouter.providers.openrouter.adapter import FIELDS, OpenRouterProvider
 
 KEY = "test-key"
 

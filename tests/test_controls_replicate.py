@@ -22,7 +22,7 @@ from tests.test_controls_fal import (
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import InvalidInput, ProviderRequest
 from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.replicate import ReplicateProvider
+from vidrouter.providers.replicate.adapter import ReplicateProvider
 
 KEY = "test-key"
 

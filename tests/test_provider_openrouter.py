@@ -29,10 +29,8 @@ from vidrouter.providers.base import (
     ProviderContext,
     ProviderRequest,
 )
-from vidrouter.providers.openrouter import (
-    FACTORY,
-    verify_callback,
-)
+from vidrouter.providers.openrouter import FACTORY
+from vidrouter.providers.openrouter.callbacks import verify_callback
 from vidrouter.settings import Settings
 
 KEY = "test-key"

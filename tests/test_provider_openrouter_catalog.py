@@ -24,13 +24,10 @@ from vidrouter.providers.base import (
     ProviderJob,
     ProviderUnavailable,
 )
-from vidrouter.providers.openrouter import (
-    FACTORY,
-    price_per_second,
-    refine,
-    sign_callback,
-    verify_callback,
-)
+from vidrouter.providers.openrouter import FACTORY
+from vidrouter.providers.openrouter.callbacks import sign_callback, verify_callback
+from vidrouter.providers.openrouter.catalog import price_per_second
+from vidrouter.providers.openrouter.errors import refine
 
 # --- 4. the published catalog, prices, errors, callbacks ------------------------------------
 

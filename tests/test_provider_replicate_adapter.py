@@ -28,7 +28,10 @@ from vidrouter.providers.base import (
     ProviderRequest,
 )
 from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.replicate import FACTORY, ReplicateProvider, published, verify_webhook
+from vidrouter.providers.replicate import FACTORY
+from vidrouter.providers.replicate.adapter import ReplicateProvider
+from vidrouter.providers.replicate.callbacks import verify_webhook
+from vidrouter.providers.replicate.catalog import published
 
 # --- the adapter alone: webhooks, published catalog -----------------------------------------
 

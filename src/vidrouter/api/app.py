@@ -11,6 +11,7 @@ from starlette.types import Receive, Scope, Send
 
 from vidrouter import __version__
 from vidrouter.api import budget_header, errors, limits, openapi
+from vidrouter.api.content_fastpath import ContentFastPath
 from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
@@ -29,6 +30,7 @@ class VidrouterApp(FastAPI):
     HTTP metrics, which count both)."""
 
     fast_path: GenerationReadFastPath | None = None
+    content_fast_path: ContentFastPath | None = None
     http_metrics: HttpMetrics | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -38,13 +40,13 @@ class VidrouterApp(FastAPI):
             await self._serve(scope, receive, send)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.fast_path is not None and await self.fast_path.serve(scope, send):
-            mark_route(scope, FAST_PATH_ROUTE)
+        route = await self.fast_path.serve(scope, send) if self.fast_path is not None else None
+        if route is None and self.content_fast_path is not None:
+            route = await self.content_fast_path.serve(scope, send)
+        if route is not None:
+            mark_route(scope, route)
             return
         await super().__call__(scope, receive, send)
-
-
-FAST_PATH_ROUTE = "/v1/generations/{generation_id}"
 
 
 def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None = None) -> FastAPI:
@@ -60,6 +62,7 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     app.fast_path = GenerationReadFastPath(
         parts.keys, parts.limiter, parts.generations.store, parts.presenter
     )
+    app.content_fast_path = ContentFastPath(parts.content)
     app.http_metrics = parts.observer.http(request_id)
     errors.install(app)
     app.add_exception_handler(TooManyRequests, limits.too_many_requests_handler)

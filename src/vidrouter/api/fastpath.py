@@ -1,5 +1,5 @@
-"""The hot path: `GET /v1/generations/{id}`, served before the framework's middleware,
-routing and dependency resolution.
+"""The hot path: `GET /v1/generations/{id}` and `GET /v1/videos/{id}`, served before the
+framework's middleware, routing and dependency resolution.
 
 Clients poll this endpoint more than all others together. The fast path answers only the
 plain success (a valid key, a generation of its account); anything else falls through to
@@ -12,18 +12,23 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 
 from starlette.types import Scope, Send
 
 from vidrouter.api.middleware import request_id
+from vidrouter.api.openai_videos_map import video_object
 from vidrouter.api.presenter import Presenter
 from vidrouter.domain.generation import Generation
 from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
 from vidrouter.usecases.rate_limits import Limiter
 
-_PREFIX = "/v1/generations/gen_"
+_GENERATIONS = "/v1/generations/"
+_VIDEOS = "/v1/videos/"
 _CACHED_BODIES = 10_000
+# The route each answers for, as the routed app names it (metrics label).
+ROUTES = {_GENERATIONS: "/v1/generations/{generation_id}", _VIDEOS: "/v1/videos/{video_id}"}
 
 log = logging.getLogger(__name__)
 
@@ -42,29 +47,36 @@ class GenerationReadFastPath:
         # its bytes are kept per (id, expiry) instead of being encoded on every poll.
         self._bodies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
 
-    def applies(self, scope: Scope) -> bool:
-        if scope["type"] != "http":
-            return False
+    def applies(self, scope: Scope) -> str | None:
+        """The prefix of the route it would answer, or None."""
+        if scope["type"] != "http" or scope["method"] != "GET":
+            return None
         path: str = scope["path"]
-        return (
-            scope["method"] == "GET"
-            and path.startswith(_PREFIX)
-            and "/" not in path[len(_PREFIX) :]
+        prefix = _GENERATIONS if path.startswith(_GENERATIONS) else _VIDEOS
+        rest = path[len(prefix) :]
+        if (
+            path.startswith(prefix)
+            and rest.startswith("gen_")
+            and "/" not in rest
             and len(path) <= 80
             # Browsers' requests go the routed way, through the CORS middleware.
             and not any(name == b"origin" for name, _ in scope["headers"])
-        )
+        ):
+            return prefix
+        return None
 
-    async def serve(self, scope: Scope, send: Send) -> bool:
-        if not self.applies(scope):
-            return False
+    async def serve(self, scope: Scope, send: Send) -> str | None:
+        """The route template it answered for, or None (the routed app answers)."""
+        prefix = self.applies(scope)
+        if prefix is None:
+            return None
         try:
-            return await self._serve(scope, send)
+            return ROUTES[prefix] if await self._serve(scope, send, prefix) else None
         except Exception:  # the routed endpoint answers it, with the proper error
             log.exception("fast_path_failed", extra={"path": scope["path"]})
-            return False
+            return None
 
-    async def _serve(self, scope: Scope, send: Send) -> bool:
+    async def _serve(self, scope: Scope, send: Send, prefix: str) -> bool:
         token = None
         for name, value in scope["headers"]:
             if name == b"authorization":
@@ -80,11 +92,15 @@ class GenerationReadFastPath:
         decision = await self._limiter.hit(scope, key)
         if not decision.allowed:
             return False  # the routed endpoint answers the 429; the request is counted once
-        generation_id = scope["path"][len("/v1/generations/") :]
-        g = await self._store.peek(generation_id, account_id=key.account_id)
+        generation_id = scope["path"][len(prefix) :]
+        if prefix == _VIDEOS:
+            # As the routed endpoint reads it: never a moment old (see GenerationStore.peek).
+            g = await self._store.get(generation_id, account_id=key.account_id)
+        else:
+            g = await self._store.peek(generation_id, account_id=key.account_id)
         if g is None:
             return False
-        body = self._body(g)
+        body = self._video_body(g) if prefix == _VIDEOS else self._body(g)
         await send(
             {
                 "type": "http.response.start",
@@ -104,10 +120,19 @@ class GenerationReadFastPath:
         signer = self._present.signer()
         if not g.status.terminal or signer is None:
             return _encode(self._present(g))
-        cache_key = (g.id, signer.expires_for(self._present.clock()))
+        return self._cached((g.id, signer.expires_for(self._present.clock())), g, self._present)
+
+    def _video_body(self, g: Generation) -> bytes:
+        if not g.status.terminal:
+            return _encode(video_object(g))
+        return self._cached((g.id, -1), g, video_object)  # no URL in it: it never changes
+
+    def _cached(
+        self, cache_key: tuple[str, int], g: Generation, shape: Callable[[Generation], object]
+    ) -> bytes:
         body = self._bodies.get(cache_key)
         if body is None:
-            body = self._bodies[cache_key] = _encode(self._present(g))
+            body = self._bodies[cache_key] = _encode(shape(g))
             if len(self._bodies) > _CACHED_BODIES:
                 self._bodies.popitem(last=False)
         return body

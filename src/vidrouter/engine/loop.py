@@ -16,6 +16,7 @@ from typing import Generic, Protocol, TypeVar
 
 from vidrouter.domain.clock import Clock
 from vidrouter.engine.throttled_log import ThrottledLog
+from vidrouter.store.database import as_background
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ class WorkLoop(Generic[T]):
         self._wake.set()
 
     async def run(self) -> None:
+        as_background()  # this task's and its children's writes let requests' go first
         self.running = True
         heartbeat = asyncio.create_task(self._heartbeat(), name=f"{self.name}-heartbeat")
         try:

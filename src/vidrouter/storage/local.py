@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import os
 import shutil
+import stat
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -68,8 +69,25 @@ class LocalStorage:
     @staticmethod
     def _info(key: str, path: Path) -> BlobInfo:
         st = path.stat()
-        tag = hashlib.sha256(f"{key}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:32]
-        return BlobInfo(key=key, size=st.st_size, etag=tag)
+        return BlobInfo(key=key, size=st.st_size, etag=_etag(key, st))
+
+    def small(self, key: str, limit: int) -> tuple[BlobInfo, bytes, float] | None:
+        """Blocking: a blob of at most `limit` bytes whole, its info and mtime, in one go (a
+        small video is served with one trip to a thread); None when absent or larger."""
+        path = self.local_path(key)
+        if path is None:
+            return None
+        try:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+                    return None
+                data = handle.read(limit + 1)
+        except OSError:
+            return None
+        if len(data) != st.st_size:
+            return None  # changed while read: the routed way copes
+        return BlobInfo(key=key, size=st.st_size, etag=_etag(key, st)), data, st.st_mtime
 
     async def read(self, key: str, start: int, end: int) -> AsyncIterator[bytes]:
         path = self._path(key)
@@ -117,3 +135,7 @@ class LocalStorage:
 
     async def aclose(self) -> None:
         return None
+
+
+def _etag(key: str, st: os.stat_result) -> str:
+    return hashlib.sha256(f"{key}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:32]

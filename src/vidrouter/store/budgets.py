@@ -141,21 +141,19 @@ class BudgetStore:
 
     async def set_account_budget(self, account_id: str, budget: Budget | None) -> bool:
         """False when there is no such account."""
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(accounts).where(accounts.c.id == account_id).values(**_values(budget))
-            )
-        return bool(result.rowcount)
+        changed = await self._db.changed(
+            update(accounts).where(accounts.c.id == account_id).values(**_values(budget))
+        )
+        return bool(changed)
 
     async def set_key_budget(self, key_id: str, budget: Budget | None) -> bool:
         """False when there is no unrevoked key `key_id`."""
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(api_keys)
-                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
-                .values(**_values(budget))
-            )
-        return bool(result.rowcount)
+        changed = await self._db.changed(
+            update(api_keys)
+            .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+            .values(**_values(budget))
+        )
+        return bool(changed)
 
 
 def _values(budget: Budget | None) -> dict[str, object]:

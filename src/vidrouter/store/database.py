@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from importlib import resources
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, Executable, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -18,6 +21,52 @@ from vidrouter.domain.errors import VidrouterError
 from vidrouter.store import dialect
 
 log = logging.getLogger(__name__)
+
+# Set while this task is inside a write: a nested one must not wait for the lock it holds.
+_writing: ContextVar[bool] = ContextVar("vidrouter_writing", default=False)
+# Set in the engine's tasks (see `as_background`): their writes yield to the API's.
+_background: ContextVar[bool] = ContextVar("vidrouter_background", default=False)
+
+
+def as_background() -> None:
+    """Mark the current task, and the tasks it starts, as background work: on SQLite its
+    writes wait while a request's writes are queued, so that a create answers in
+    milliseconds while the engine drains a backlog."""
+    _background.set(True)
+
+
+class _WriteLock:
+    """One writer at a time, handed over in order, requests' writers before background
+    ones (an asyncio.Lock is first come, first served)."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._waiting: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque())
+
+    async def acquire(self, background: bool) -> None:
+        if not self._held and not any(self._waiting):
+            self._held = True
+            return
+        queue = self._waiting[background]
+        handed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(handed)
+        try:
+            await handed
+        except asyncio.CancelledError:
+            if handed.done() and not handed.cancelled():
+                self.release()  # handed over just as it was canceled: pass it on
+            elif handed in queue:
+                queue.remove(handed)
+            raise
+
+    def release(self) -> None:
+        for queue in self._waiting:
+            while queue:
+                handed = queue.popleft()
+                if not handed.done():
+                    handed.set_result(None)  # still held: now by that waiter
+                    return
+        self._held = False
 
 
 class StoreError(VidrouterError):
@@ -34,6 +83,11 @@ class Database:
         dialect.install_hooks(self.engine)
         self._writer = self.engine.execution_options(**dialect.WRITE_OPTIONS)
         self._reader = self.engine.execution_options(**dialect.read_options(self.dialect))
+        # SQLite has one writer. Writers of this process queue here, in order, instead of
+        # in SQLite's busy handler, which sleeps up to 100 ms between tries: under load
+        # that sleeping, not the work, was what bounded the engine (docs/performance.md).
+        self._write_lock: _WriteLock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
@@ -46,8 +100,33 @@ class Database:
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """A transaction that will write: on SQLite it takes the write lock up front, so two
         writers never deadlock upgrading a read lock."""
-        async with self._writer.begin() as conn:
-            yield conn
+        lock = self._lock() if not _writing.get() else None
+        if lock is None:
+            async with self._writer.begin() as conn:
+                yield conn
+            return
+        await lock.acquire(_background.get())
+        token = _writing.set(True)
+        try:
+            async with self._writer.begin() as conn:
+                yield conn
+        finally:
+            _writing.reset(token)
+            lock.release()
+
+    async def changed(self, statement: Executable) -> int:
+        """Run one writing statement in a transaction of its own: the rows it changed."""
+        async with self.write() as conn:
+            result = await conn.execute(statement)
+        return int(result.rowcount)
+
+    def _lock(self) -> _WriteLock | None:
+        if self.dialect != "sqlite":
+            return None
+        loop = asyncio.get_running_loop()
+        if self._write_lock is None or self._lock_loop is not loop:
+            self._write_lock, self._lock_loop = _WriteLock(), loop
+        return self._write_lock
 
     async def ping(self) -> bool:
         try:

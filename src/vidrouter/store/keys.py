@@ -202,14 +202,13 @@ class KeyStore:
         return int(count or 0)
 
     async def revoke(self, key_id: str) -> bool:
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(api_keys)
-                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
-                .values(revoked_at=self._clock())
-            )
+        changed = await self._db.changed(
+            update(api_keys)
+            .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+            .values(revoked_at=self._clock())
+        )
         self._cache.clear()
-        return result.rowcount > 0
+        return changed > 0
 
     async def rotate(self, key_id: str, *, grace: timedelta) -> Rotation | None:
         """A new key in the same account, with the same name (plus " (rotated)"), webhook
@@ -279,14 +278,13 @@ class KeyStore:
         """Set both limits of a key (None: the service's default). Other processes see the
         change within their key cache time. None when there is no unrevoked key `key_id`."""
         _check_limits(requests_per_minute, max_concurrent)
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(api_keys)
-                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
-                .values(requests_per_minute=requests_per_minute, max_concurrent=max_concurrent)
-            )
+        changed = await self._db.changed(
+            update(api_keys)
+            .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+            .values(requests_per_minute=requests_per_minute, max_concurrent=max_concurrent)
+        )
         self._cache.clear()
-        return await self.get(key_id) if result.rowcount > 0 else None
+        return await self.get(key_id) if changed > 0 else None
 
 
 def _check_limits(*values: int | None) -> None:

@@ -108,17 +108,16 @@ class RouteStore:
 
     async def take_probe(self, route: str, *, now: datetime, until: datetime) -> bool:
         """Let exactly one caller (across processes) probe an open circuit."""
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(route_health)
-                .where(
-                    route_health.c.route == route,
-                    route_health.c.state == OPEN,
-                    or_(route_health.c.probe_until.is_(None), route_health.c.probe_until < now),
-                )
-                .values(probe_until=until, updated_at=now)
+        changed = await self._db.changed(
+            update(route_health)
+            .where(
+                route_health.c.route == route,
+                route_health.c.state == OPEN,
+                or_(route_health.c.probe_until.is_(None), route_health.c.probe_until < now),
             )
-        return result.rowcount == 1
+            .values(probe_until=until, updated_at=now)
+        )
+        return changed == 1
 
     async def in_flight(self, route: str) -> int:
         """Generations whose job is with this route's provider right now."""

@@ -1,19 +1,14 @@
 """Replicate (host): the adapter (`adapter`), its error codes (`errors`), what it publishes
-about its models (`catalog`) and its signed webhooks (`callbacks`)."""
+about its models (`catalog`) and its signed webhooks (`callbacks`). Import what you need from
+those modules; the package itself only names the factory."""
 
 from vidrouter.providers.config import ProviderFactory
-from vidrouter.providers.replicate.adapter import (
-    DEFAULT_BASE_URL,
-    NAME,
-    TOKEN_ENV,
-    ReplicateProvider,
-    route_input,
-)
-from vidrouter.providers.replicate.callbacks import verify_webhook
-from vidrouter.providers.replicate.catalog import describe, published
+from vidrouter.providers.replicate import adapter, catalog
 
 FACTORY = ProviderFactory(
-    NAME, (TOKEN_ENV,), ReplicateProvider, DEFAULT_BASE_URL, catalog_reader=published
+    adapter.NAME,
+    (adapter.TOKEN_ENV,),
+    adapter.ReplicateProvider,
+    adapter.DEFAULT_BASE_URL,
+    catalog_reader=catalog.published,
 )
-
-__all__ = ["FACTORY", "ReplicateProvider", "describe", "published", "route_input", "verify_webhook"]
