@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from vidrouter.store import leases
 from vidrouter.store.database import Database
 from vidrouter.store.leases import claim_due
 from vidrouter.store.records import from_row
@@ -62,6 +64,12 @@ class DeliveryStore:
     ) -> list[Delivery]:
         rows = await claim_due(self._db, t, owner, now=now, lease_until=lease_until, limit=limit)
         return [_delivery(r) for r in rows]
+
+    async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
+        return await leases.renew(self._db, t, owner, ids, until)
+
+    async def release(self, owner: str, ids: Sequence[str] | None = None) -> int:
+        return await leases.release(self._db, t, owner, ids)
 
     async def record(
         self,
