@@ -15,7 +15,7 @@ import pytest
 from tests.fakes.kling import KlingFake
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app
-from tests.test_provider_kling import generate, service
+from tests.test_provider_kling import service
 from tests.test_provider_kling_adapter import adapter_for, request
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import InvalidInput
@@ -143,13 +143,3 @@ async def test_720p_with_sound_costs_what_kling_deducts_for_it(tmp_path: Path) -
     assert done["status"] == "completed", done
     assert done["cost"]["amount"] == 1.26
     assert (fake.submitted[0]["mode"], fake.submitted[0]["sound"]) == ("std", "on")
-
-
-async def test_an_end_frame_at_720p_on_turbo_fails_without_reaching_kling(tmp_path: Path) -> None:
-    fake = KlingFake()
-    async with service(tmp_path, fake) as (app, _):
-        done = await generate(
-            app, resolution="720p", image_url=FRAME, end_image_url=TAIL, duration=5
-        )
-    assert done["status"] == "failed" and done["error"]["code"] == "invalid_input", done
-    assert fake.submitted == []

@@ -89,8 +89,13 @@ def test_sizes_by_resolution() -> None:
     assert size_for("16:9", {}, "720p") == "1280x720"
     assert size_for("9:16", {}, "1080p") == "1080x1920"
     assert size_for("16:9", {}) == "1280x720"  # no resolution asked: the 720p size
-    with pytest.raises(InvalidInput, match="at 480p"):
-        size_for("16:9", {}, "480p")  # ours stop at 720p and 1080p
+    # A resolution OpenAI never sized: the short side is the resolution, the long one follows
+    # the ratio, rounded to even; the upstream decides whether it makes it.
+    assert size_for("16:9", {}, "480p") == "854x480"
+    assert size_for("9:16", {}, "768p") == "768x1366"
+    assert size_for("16:9", {}, "4k") == "3840x2160"
+    with pytest.raises(InvalidInput, match="no size"):
+        size_for("wide", {}, "720p")  # not a ratio: nothing to work a size out from
     sizes = {"sizes": "16:9@1080p=1792x1024, 16:9@480p=854x480, 9:16=1024x1792"}
     assert size_for("16:9", sizes, "1080p") == "1792x1024"
     assert size_for("16:9", sizes, "480p") == "854x480"

@@ -145,13 +145,3 @@ async def test_a_480p_video_costs_the_480p_price(tmp_path: Path) -> None:
     assert done["status"] == "completed", done
     assert done["estimated_cost"]["amount"] == 0.5 and done["cost"]["amount"] == 0.5  # 10 x 0.05
     assert fake.submitted[0]["parameters"]["size"] == "832*480"
-
-
-async def test_a_seed_dashscope_cannot_take_fails_without_reaching_it(tmp_path: Path) -> None:
-    fake = FakeWan(api_key=KEY)
-    async with serve_app(fake.app) as url:
-        done = await generate(
-            wan_settings(tmp_path, url), model="wan-2.6", prompt="p", seed=4_294_967_295
-        )
-    assert done["status"] == "failed" and done["error"]["code"] == "invalid_input", done
-    assert fake.submitted == []

@@ -260,14 +260,16 @@ class Composition:
             clock=self.clock,
             observer=self.observer,
         )
-        # Deliveries finish well inside their lease (the send timeout is a quarter of it):
-        # the loop neither renews nor releases them.
+        # Deliveries hold short, renewed leases like generations: a delivery in flight in a
+        # killed process is tried again within one lease, however slow its receiver was.
         self.webhook_loop = loop(
             "webhooks",
             self.deliveries,
             sender.handle,
             capacity=WEBHOOK_CONCURRENCY,
-            lease=timedelta(seconds=max(60.0, settings.webhook_timeout_seconds * 4)),
+            lease=lease,
+            renew=lambda ids, until: self.deliveries.renew(self.owner, ids, until=until),
+            release=lambda ids: self.deliveries.release(self.owner, ids),
         )
         worker = GenerationWorker(
             self.generations,

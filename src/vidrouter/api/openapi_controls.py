@@ -24,9 +24,12 @@ def properties(m: ListedModel, prose: Schema, image: Schema, *, form: bool) -> d
     be null (= not given), `generate_audio` then only its default; a form has no null, so
     there such a field is absent from the schema (and refused as unknown to it)."""
     takes_image = "image-to-video" in m.spec.capabilities
+    chars = m.limits.max_negative_prompt_chars
     offered: dict[str, Schema] = {
-        "negative_prompt": prose,
-        "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
+        "negative_prompt": {**prose, "maxLength": min(chars, prose["maxLength"])}
+        if chars
+        else prose,
+        "seed": {"type": "integer", "minimum": 0, "maximum": m.limits.max_seed or MAX_SEED},
         "enhance_prompt": {"type": "boolean"},
     }
     if takes_image:
@@ -69,6 +72,15 @@ def rules(
         if m.default_duration in allowed:
             then = {"properties": {duration: {"enum": [*values, None]}}}
         out.append({"if": _asks(m, resolution, sizes_of), "then": then})
+    for resolution, honoured in m.limits.controls_by_resolution.items():
+        if resolution in m.resolutions and set(m.supports) - honoured:
+            kept = {c: NULL for c in m.supports if c not in honoured and c != "generate_audio"}
+            if "generate_audio" in m.supports and "generate_audio" not in honoured:
+                kept["generate_audio"] = {"enum": [m.audio, None]}
+            out.append({"if": _asks(m, resolution, sizes_of), "then": {"properties": kept}})
+    for pair in m.limits.exclusive_controls:
+        both = [_sound(m.audio) if c == "generate_audio" else _given(c) for c in pair]
+        out.append({"not": {"allOf": both}})
     return {"allOf": out} if out else {}
 
 
@@ -94,6 +106,13 @@ def _asks(
             "properties": {"resolution": NULL, "size": {"enum": sizes}},
         }
     return {"anyOf": [named, by_size]}
+
+
+def _sound(default: bool) -> Schema:
+    """A request whose video has sound: asked for, or (when it is the default) not refused."""
+    if default:
+        return {"properties": {"generate_audio": {"enum": [True, None]}}}
+    return {"required": ["generate_audio"], "properties": {"generate_audio": {"const": True}}}
 
 
 def _given(name: str) -> Schema:

@@ -74,6 +74,21 @@ class ModelItem(BaseModel):
         default=None,
         description="Present when a resolution allows only some durations.",
     )
+    max_seed: int | None = Field(
+        default=None, description="Present when the model takes seeds up to this one only."
+    )
+    max_negative_prompt_chars: int | None = Field(
+        default=None, description="Present when a negative prompt may be at most this long."
+    )
+    controls_by_resolution: dict[str, list[Control]] | None = Field(
+        default=None,
+        description="Present when a resolution honours only some of `supports`: those, there.",
+    )
+    exclusive_controls: list[list[Control]] | None = Field(
+        default=None,
+        description="Present when some pairs of controls cannot be asked together "
+        "(`generate_audio`: asking for sound).",
+    )
 
 
 class RouteOut(BaseModel):

@@ -75,6 +75,10 @@ class Model(_Wire):
     audio: bool = False  # whether the default output has sound
     supports: list[str] = Field(default_factory=list)  # the optional controls it honours
     durations_by_resolution: dict[str, list[float]] | None = None
+    max_seed: int | None = None  # the limits below: present where the model has them
+    max_negative_prompt_chars: int | None = None
+    controls_by_resolution: dict[str, list[str]] | None = None
+    exclusive_controls: list[list[str]] | None = None
     status: Literal["available", "degraded", "unavailable"] = "available"
     object: Literal["model"] | None = None  # on GET /v1/models/{id} only, not on list items
     routes: list[ModelRoute] | None = None  # on GET /v1/models/{id} only

@@ -18,8 +18,11 @@ from typing import Any
 from vidrouter.domain.controls import (
     OPTIONAL_CONTROLS,
     Controls,
+    Limits,
     PriceVariant,
+    narrow,
     parse_by_resolution,
+    parse_limits,
     parse_resolutions,
     parse_supports,
     parse_variants,
@@ -50,6 +53,7 @@ class Route:
     supports: frozenset[str] | None = None
     variants: tuple[PriceVariant, ...] = ()
     durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def key(self) -> str:
@@ -78,7 +82,9 @@ class Route:
             if asked and name not in supports:
                 return False
         allowed = self.durations_by_resolution.get(controls.resolution or "")
-        return duration is None or allowed is None or duration in allowed
+        if duration is not None and allowed is not None and duration not in allowed:
+            return False
+        return self.limits.refusal(controls, bool(self.audio)) is None
 
     @property
     def max_concurrent(self) -> int | None:
@@ -108,6 +114,7 @@ class ModelSpec:
     audio: bool = False
     supports: frozenset[str] = frozenset()
     durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,7 @@ class ListedModel:
     resolutions: tuple[str, ...] = ()  # what every usable route makes, the default first
     supports: tuple[str, ...] = ()  # the optional controls every usable route honours
     durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # what every usable route takes
 
     @property
     def id(self) -> str:
@@ -227,6 +235,7 @@ def offer(model: ModelSpec, usable: RouteFilter) -> ListedModel | None:
         resolutions,
         supports,
         by_resolution,
+        narrow((r.limits for r in routes), resolutions, supports),
     )
 
 
@@ -300,6 +309,7 @@ def _settled(model: ModelSpec) -> ModelSpec:
                 supports=supports,
                 variants=variants,
                 durations_by_resolution=by_resolution,
+                limits=route.limits.over(model.limits),
             )
         )
     return replace(model, routes=tuple(routes))
@@ -356,6 +366,7 @@ def _model(entry: Mapping[str, Any]) -> ModelSpec:
         audio=bool(entry.get("audio", False)),
         supports=parse_supports(entry.get("supports")) or frozenset(),
         durations_by_resolution=parse_by_resolution(entry.get("durations_by_resolution")),
+        limits=parse_limits(entry),
     )
 
 
@@ -384,4 +395,5 @@ def _route(entry: Mapping[str, Any]) -> Route:
         supports=parse_supports(entry.get("supports")),
         variants=variants,
         durations_by_resolution=parse_by_resolution(entry.get("durations_by_resolution")),
+        limits=parse_limits(entry),
     )

@@ -10,7 +10,11 @@ cannot honour is refused naming it as `param` before any provider is called:
 | `control_unsupported`   | a control not in its `supports` (for `generate_audio`: the    |
 |                         | value other than the model's default `audio`)                  |
 | `duration_unsupported`  | (param `resolution`) the resolution allows other durations     |
-| `seed_invalid`          | `seed` not an integer 0..4294967295                            |
+| `seed_invalid`          | `seed` not an integer 0..4294967295 (or the model's `max_seed`)|
+| `negative_prompt_too_long` | longer than the model's `max_negative_prompt_chars`         |
+| `control_unsupported`   | a control its `controls_by_resolution` does not allow at the   |
+|                         | resolution, or one of an `exclusive_controls` pair (the second |
+|                         | is named) asked with the other                                 |
 | `image_required`        | (param `end_image_url`) an end frame without `image_url`       |
 
 The model's defaults fill what is absent: `resolution` its first listed resolution (None for
@@ -40,7 +44,7 @@ def parse_controls(
     resolution = fields.string(body, "resolution", required=False)
     audio = fields.boolean(body, "generate_audio")
     negative = fields.string(body, "negative_prompt", required=False)
-    seed = _seed(body)
+    seed = _seed(body, model.limits.max_seed or MAX_SEED)
     end_image = fields.string(body, "end_image_url", required=False)
     enhance = fields.boolean(body, "enhance_prompt")
     asked = {
@@ -62,7 +66,8 @@ def parse_controls(
         )
     resolution = _resolution(resolution, model, duration)
     if negative is not None:
-        fields.prose(negative, "negative_prompt", max_text_chars)
+        most = model.limits.max_negative_prompt_chars or max_text_chars
+        fields.prose(negative, "negative_prompt", min(most, max_text_chars))
     if end_image is not None:
         if image_url is None:
             raise InvalidRequest(
@@ -72,7 +77,7 @@ def parse_controls(
                 param="end_image_url",
             )
         fields.image_url(end_image, "end_image_url")
-    return Controls(
+    controls = Controls(
         resolution=resolution,
         generate_audio=model.audio if audio is None else audio,
         negative_prompt=negative,
@@ -80,9 +85,14 @@ def parse_controls(
         end_image_url=end_image,
         enhance_prompt=enhance,
     )
+    refused = model.limits.refusal(controls, model.audio)
+    if refused is not None:
+        param, code, why = refused
+        raise InvalidRequest(f"model {model.id}: {why}", code=code, param=param)
+    return controls
 
 
-def _seed(body: Mapping[str, object]) -> int | None:
+def _seed(body: Mapping[str, object], most: int) -> int | None:
     value = body.get("seed")
     if value is None:
         return None
@@ -91,9 +101,9 @@ def _seed(body: Mapping[str, object]) -> int | None:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise fields.invalid_type("seed", "an integer", value)
-    if not 0 <= value <= MAX_SEED:
+    if not 0 <= value <= most:
         raise InvalidRequest(
-            f"seed must be an integer from 0 to {MAX_SEED}",
+            f"seed must be an integer from 0 to {most}",
             code="seed_invalid",
             param="seed",
         )

@@ -124,6 +124,7 @@ def model_object(m: ListedModel, *, with_object: bool, status: str = "available"
         out["durations_by_resolution"] = {
             r: [_number(d) for d in allowed] for r, allowed in m.durations_by_resolution.items()
         }
+    out.update(m.limits.to_json())
     if with_object:
         out["object"] = "model"
     return out

@@ -1,8 +1,9 @@
-"""Claiming leased work, the same way for every table of it (generations, deliveries)."""
+"""Leased work, the same way for every table of it (generations, deliveries): claiming due
+rows, renewing the leases of rows in hand, giving them back."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -97,3 +98,25 @@ async def next_due(db: Database, table: Table, *, now: datetime) -> datetime | N
     async with db.read() as conn:
         value: datetime | None = await conn.scalar(query)
     return value
+
+
+async def renew(db: Database, table: Table, owner: str, ids: Sequence[str], until: datetime) -> int:
+    """Extend the leases `owner` still holds on these rows (a heartbeat): the count renewed."""
+    if not ids:
+        return 0
+    c = table.c
+    return await db.changed(
+        update(table).where(c.id.in_(list(ids)), c.lease_owner == owner).values(lease_until=until)
+    )
+
+
+async def release(db: Database, table: Table, owner: str, ids: Sequence[str] | None) -> int:
+    """Give `owner`'s leases back (all, or these rows') so that another worker can go on at
+    once (a graceful shutdown)."""
+    c = table.c
+    condition = c.lease_owner == owner
+    if ids is not None:
+        condition = and_(condition, c.id.in_(list(ids)))
+    return await db.changed(
+        update(table).where(condition).values(lease_owner=None, lease_until=None)
+    )
