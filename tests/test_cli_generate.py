@@ -128,6 +128,7 @@ def test_models_and_status(server: LiveServer, tmp_path: Path) -> None:
     table = run(env, tmp_path, "models")
     assert table.returncode == 0, table.stderr
     assert "local-preview" in table.stdout and "16:9" in table.stdout
+    assert "720p" in table.stdout and "seed" in table.stdout  # resolutions, supports
     lines = run(env, tmp_path, "models", "--json").stdout.splitlines()
     assert "local-preview" in {json.loads(line)["id"] for line in lines}
 

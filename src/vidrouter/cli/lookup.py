@@ -23,7 +23,17 @@ def models(api_key: ApiKey = None, base_url: BaseUrl = DEFAULT, as_json: Json = 
         for model in listed:
             typer.echo(model.model_dump_json())
         return
-    headers = ("provider", "type", "max s", "durations", "aspect ratios", "USD/s", "status")
+    headers = (
+        "provider",
+        "type",
+        "max s",
+        "durations",
+        "aspect ratios",
+        "resolutions",
+        "supports",
+        "USD/s",
+        "status",
+    )
     table = Table(Column("model", no_wrap=True), *headers)
     for m in listed:
         durations = ", ".join(f"{d:g}" for d in m.durations) if m.durations else "any"
@@ -34,6 +44,8 @@ def models(api_key: ApiKey = None, base_url: BaseUrl = DEFAULT, as_json: Json = 
             f"{m.max_duration:g}",
             durations,
             ", ".join(m.aspect_ratios),
+            ", ".join(m.resolutions) or "-",
+            ", ".join(m.supports) or "-",
             f"{m.pricing.per_second:g}",
             m.status,
         )
