@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -10,7 +9,6 @@ from typing import Any
 from sqlalchemy import Row, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from vidrouter.store import leases
 from vidrouter.store.database import Database
 from vidrouter.store.leases import LeasedRows
 from vidrouter.store.records import from_row
@@ -58,12 +56,6 @@ async def insert_delivery(conn: AsyncConnection, delivery: Delivery) -> None:
 class DeliveryStore(LeasedRows[Delivery]):
     def __init__(self, db: Database) -> None:
         super().__init__(db, t, _delivery)
-
-    async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
-        return await leases.renew(self._db, t, owner, ids, until)
-
-    async def release(self, owner: str, ids: Sequence[str] | None = None) -> int:
-        return await leases.release(self._db, t, owner, ids)
 
     async def record(
         self,

@@ -294,26 +294,6 @@ class GenerationStore(LeasedRows[Generation]):
         )
         return changed == 1
 
-    async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
-        if not ids:
-            return 0
-        changed = await self._db.changed(
-            update(t)
-            .where(t.c.id.in_(list(ids)), t.c.lease_owner == owner)
-            .values(lease_until=until)
-        )
-        return changed
-
-    async def release(self, owner: str, ids: Sequence[str] | None = None) -> int:
-        """Give leases back (graceful shutdown) so that another worker can go on at once."""
-        condition = t.c.lease_owner == owner
-        if ids is not None:
-            condition = and_(condition, t.c.id.in_(list(ids)))
-        changed = await self._db.changed(
-            update(t).where(condition).values(lease_owner=None, lease_until=None)
-        )
-        return changed
-
     async def cancel(self, canceled: Generation, *, deliveries: Sequence[Delivery] = ()) -> bool:
         """Write the canceled version of a generation that is still unfinished, whoever holds
         its lease (the holder's next save then fails), with its webhook deliveries. False when

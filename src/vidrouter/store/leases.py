@@ -47,6 +47,28 @@ class LeasedRows(Generic[Item]):
     async def next_due_at(self, now: datetime) -> datetime | None:
         return await next_due(self._db, self._table, now=now)
 
+    async def renew(self, owner: str, ids: Sequence[str], *, until: datetime) -> int:
+        """Extend the leases `owner` still holds on these rows (a heartbeat): how many."""
+        if not ids:
+            return 0
+        c = self._table.c
+        return await self._db.changed(
+            update(self._table)
+            .where(c.id.in_(list(ids)), c.lease_owner == owner)
+            .values(lease_until=until)
+        )
+
+    async def release(self, owner: str, ids: Sequence[str] | None = None) -> int:
+        """Give `owner`'s leases back (all, or these rows') so that another worker can go on
+        at once (a graceful shutdown)."""
+        c = self._table.c
+        condition = c.lease_owner == owner
+        if ids is not None:
+            condition = and_(condition, c.id.in_(list(ids)))
+        return await self._db.changed(
+            update(self._table).where(condition).values(lease_owner=None, lease_until=None)
+        )
+
 
 async def claim_due(
     db: Database,
@@ -98,25 +120,3 @@ async def next_due(db: Database, table: Table, *, now: datetime) -> datetime | N
     async with db.read() as conn:
         value: datetime | None = await conn.scalar(query)
     return value
-
-
-async def renew(db: Database, table: Table, owner: str, ids: Sequence[str], until: datetime) -> int:
-    """Extend the leases `owner` still holds on these rows (a heartbeat): the count renewed."""
-    if not ids:
-        return 0
-    c = table.c
-    return await db.changed(
-        update(table).where(c.id.in_(list(ids)), c.lease_owner == owner).values(lease_until=until)
-    )
-
-
-async def release(db: Database, table: Table, owner: str, ids: Sequence[str] | None) -> int:
-    """Give `owner`'s leases back (all, or these rows') so that another worker can go on at
-    once (a graceful shutdown)."""
-    c = table.c
-    condition = c.lease_owner == owner
-    if ids is not None:
-        condition = and_(condition, c.id.in_(list(ids)))
-    return await db.changed(
-        update(table).where(condition).values(lease_owner=None, lease_until=None)
-    )
