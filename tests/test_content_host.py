@@ -85,3 +85,19 @@ async def test_signed_url_is_stable_within_the_hour(app: Harness) -> None:
     expires = int(parse_qs(urlsplit(first["video_url"]).query)["expires"][0])
     remaining = expires - datetime.now(UTC).timestamp()
     assert 7 * 86400 - 60 <= remaining <= 7 * 86400 + 3600
+
+
+async def test_a_hot_small_video_stops_being_served_once_deleted(app: Harness) -> None:
+    key = await app.new_key()
+    created = await app.create(key, model="local-preview", prompt="gone", duration=0.5)
+    done = await app.wait_for(key, created.json()["id"])
+    url = str(done["video_url"])
+    first, second = await app.client.get(url), await app.client.get(url)  # now held in memory
+    assert first.status_code == second.status_code == 200
+    assert first.content == second.content and first.headers["etag"] == second.headers["etag"]
+
+    deleted = await app.client.delete(f"/v1/videos/{done['id']}", headers=app.auth(key))
+    assert deleted.status_code == 200, deleted.text
+    gone = await app.client.get(url)
+    assert gone.status_code == 404
+    assert gone.json()["error"]["code"] == "content_not_found"

@@ -15,9 +15,10 @@ import httpx
 import pytest
 
 from tests.support.scaleout import S3Server, can_mount, fill, s3_server, small_disk
-from vidrouter.storage.base import BlobStorage, StorageUnavailable, read_all
+from vidrouter.storage.base import BlobInfo, BlobStorage, StorageUnavailable, read_all
 from vidrouter.storage.local import LocalStorage
 from vidrouter.storage.s3 import PART_BYTES, S3Storage
+from vidrouter.storage.small_cache import SmallBlob, SmallBlobCache
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +135,51 @@ async def test_local_disk_full_is_storage_unavailable_and_leaves_nothing(tmp_pat
         await storage.check()
         info = await storage.put_file("videos/gen_f.mp4", source)
         assert info.size == 64_000
+
+
+async def test_local_small_blobs_are_kept_in_memory_until_deleted_or_replaced(
+    tmp_path: Path,
+) -> None:
+    storage = LocalStorage(tmp_path / "blobs", cache_bytes=1 << 20)
+    source, data = _file(tmp_path, 3000)
+    await storage.put_file("videos/a.mp4", source)
+    assert storage.cached_small("videos/a.mp4") is None  # nothing read yet
+    read = await storage.small_blob("videos/a.mp4", 1 << 20)
+    assert read is not None and read.data == data
+    assert storage.cached_small("videos/a.mp4") == read
+
+    other, new_data = _file(tmp_path, 2000)
+    await storage.put_file("videos/a.mp4", other)  # a replacement is never served stale
+    assert storage.cached_small("videos/a.mp4") is None
+    again = await storage.small_blob("videos/a.mp4", 1 << 20)
+    assert again is not None and again.data == new_data and again.info != read.info
+
+    await storage.delete("videos/a.mp4")
+    assert storage.cached_small("videos/a.mp4") is None
+    assert await storage.small_blob("videos/a.mp4", 1 << 20) is None
+    # Larger than asked: not read, not kept.
+    big, _ = _file(tmp_path, 5000)
+    await storage.put_file("videos/b.mp4", big)
+    assert await storage.small_blob("videos/b.mp4", 4096) is None
+    assert storage.cached_small("videos/b.mp4") is None
+
+
+def test_the_small_blob_cache_is_bounded_and_looks_again_after_a_while() -> None:
+    now = [0.0]
+    cache = SmallBlobCache(8000, recheck_seconds=1.0, monotonic=lambda: now[0])
+
+    def blob(key: str, size: int) -> SmallBlob:
+        return SmallBlob(BlobInfo(key=key, size=size, etag=key), b"x" * size, 0.0)
+
+    for n in range(8):
+        cache.put(blob(f"k{n}", 1000))
+    assert cache.size_bytes == 8000
+    assert cache.get("k0") is not None  # used: the least recently used is now k1
+    cache.put(blob("k8", 1000))
+    assert cache.size_bytes == 8000
+    assert cache.get("k1") is None and cache.get("k0") is not None
+    cache.put(blob("huge", 1001))  # over an eighth of the cache: never kept
+    assert cache.get("huge") is None and cache.size_bytes == 8000
+    # Another process may delete the file: after recheck_seconds the caller looks again.
+    now[0] = 1.5
+    assert cache.get("k0") is None

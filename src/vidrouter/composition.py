@@ -96,7 +96,12 @@ class Composition:
             sync_seconds=settings.rate_limit_sync_seconds,
         )
         self.deliveries = DeliveryStore(self.db)
-        self.storage = open_storage(settings.storage_url, self.data_dir, settings.env)
+        self.storage = open_storage(
+            settings.storage_url,
+            self.data_dir,
+            settings.env,
+            cache_bytes=settings.content_cache_bytes,
+        )
         self._pool: Executor | None = None
         self.providers = Providers(
             ProviderContext(settings, self.data_dir / "work", self._render_pool)

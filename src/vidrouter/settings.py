@@ -77,6 +77,8 @@ class Settings(BaseSettings):
     # How the content host serves them: stream from the store ("proxy", any replica serves
     # any video) or a 302 to a presigned URL of the store ("redirect", for CDN-fronted ones).
     content_delivery: Literal["proxy", "redirect"] = "proxy"
+    # Small videos on local disk kept in memory by the content host, in bytes (0: none).
+    content_cache_bytes: int = Field(default=64 * 1024 * 1024, ge=0)
     # What `vidrouter serve` runs: "api" (HTTP API + content host), "worker" (engine,
     # webhooks, local renderer, a health endpoint) or "all" (both, one process).
     role: Literal["all", "api", "worker"] = "all"

@@ -13,13 +13,18 @@ from datetime import timedelta
 from pathlib import Path
 
 from vidrouter.storage.base import BlobInfo, StorageUnavailable, is_storage_error
+from vidrouter.storage.small_cache import SmallBlob, SmallBlobCache
 
 _CHUNK = 256 * 1024
 
 
 class LocalStorage:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, cache_bytes: int = 0) -> None:
+        """`cache_bytes`: how much of small blobs to keep in memory (0: none)."""
         self.root = root.resolve()
+        self._cache = SmallBlobCache(cache_bytes) if cache_bytes > 0 else None
+        # Bumped by every delete and replacement: a read that began before one is not cached.
+        self._changes = 0
 
     def _path(self, key: str) -> Path:
         path = (self.root / key).resolve()
@@ -34,12 +39,15 @@ class LocalStorage:
             return None
 
     async def put_file(self, key: str, source: Path) -> BlobInfo:
+        self._changed(key)
         try:
             return await asyncio.to_thread(self._put_file, key, source)
         except OSError as exc:
             if is_storage_error(exc):
                 raise StorageUnavailable(f"local storage cannot take the video: {exc}") from exc
             raise
+        finally:
+            self._changed(key)
 
     def _put_file(self, key: str, source: Path) -> BlobInfo:
         target = self._path(key)
@@ -71,9 +79,24 @@ class LocalStorage:
         st = path.stat()
         return BlobInfo(key=key, size=st.st_size, etag=_etag(key, st))
 
-    def small(self, key: str, limit: int) -> tuple[BlobInfo, bytes, float] | None:
-        """Blocking: a blob of at most `limit` bytes whole, its info and mtime, in one go (a
-        small video is served with one trip to a thread); None when absent or larger."""
+    def cached_small(self, key: str) -> SmallBlob | None:
+        """A small blob from memory (no I/O), or None: read it with `small_blob`."""
+        return self._cache.get(key) if self._cache is not None else None
+
+    async def small_blob(self, key: str, limit: int) -> SmallBlob | None:
+        """A blob of at most `limit` bytes whole, with its info and mtime, in one trip to a
+        thread (kept in memory for `cached_small`); None when absent or larger."""
+        changes = self._changes
+        found = await asyncio.to_thread(self.small, key, limit)
+        if self._cache is not None:
+            if found is None:
+                self._cache.forget(key)
+            elif changes == self._changes:
+                self._cache.put(found)
+        return found
+
+    def small(self, key: str, limit: int) -> SmallBlob | None:
+        """Blocking: see `small_blob`."""
         path = self.local_path(key)
         if path is None:
             return None
@@ -87,7 +110,7 @@ class LocalStorage:
             return None
         if len(data) != st.st_size:
             return None  # changed while read: the routed way copes
-        return BlobInfo(key=key, size=st.st_size, etag=_etag(key, st)), data, st.st_mtime
+        return SmallBlob(BlobInfo(key=key, size=st.st_size, etag=_etag(key, st)), data, st.st_mtime)
 
     async def read(self, key: str, start: int, end: int) -> AsyncIterator[bytes]:
         path = self._path(key)
@@ -110,7 +133,16 @@ class LocalStorage:
     async def delete(self, key: str) -> None:
         path = self.local_path(key)
         if path is not None:
-            await asyncio.to_thread(path.unlink, True)
+            self._changed(key)
+            try:
+                await asyncio.to_thread(path.unlink, True)
+            finally:
+                self._changed(key)  # a read racing the unlink must not be cached either
+
+    def _changed(self, key: str) -> None:
+        self._changes += 1
+        if self._cache is not None:
+            self._cache.forget(key)
 
     async def check(self) -> None:
         try:
