@@ -10,7 +10,7 @@ embedded default (SQLite, local disk), and this load process (`loadgen.py`, raw 
 keep-alive connections). One generation is made through the API (the fake's 3.4 KB MP4);
 for the large phase a second one's stored file is replaced by `--large-mb` of bytes (the
 same key, so its signed URL serves it) and fetched whole, and by a `Range: bytes=0-` as a
-browser's `<video>` asks, by `--large-clients` clients at once.
+browser's `<video>` asks, by `--large-clients` curl processes at once.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 from bench_lifecycle import (
+    Sampler,
     create_key,
     finished_generation,
     rate,
@@ -66,24 +66,36 @@ def read_rate(path: Path) -> tuple[int, float]:
     return path.stat().st_size, time.perf_counter() - started
 
 
-async def large(url: str, path: Path, clients: int) -> dict[str, Any]:
+async def large(url: str, path: Path, clients: int, pid: int) -> dict[str, Any]:
+    """MB/s of `clients` curl processes at once (a client in C: not the bottleneck), whole
+    and with `Range: bytes=0-`, plus the server's CPU seconds per GB sent."""
     size, disk_s = await asyncio.to_thread(read_rate, path)
 
-    async def fetch(client: httpx.AsyncClient, headers: dict[str, str]) -> int:
-        got = 0
-        async with client.stream("GET", url, headers=headers) as response:
-            assert response.status_code in (200, 206), response.status_code
-            async for chunk in response.aiter_raw(1 << 20):
-                got += len(chunk)
-        assert got == size, (got, size)
-        return got
+    async def fetch(*headers: str) -> int:
+        curl = await asyncio.create_subprocess_exec(
+            "curl",
+            "-sf",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{size_download}",
+            *headers,
+            url,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        out, _ = await curl.communicate()
+        assert int(out) == size, (out, size)
+        return size
 
     result: dict[str, Any] = {"bytes": size, "page_cache_read_mb_s": round(size / disk_s / 1e6)}
-    async with httpx.AsyncClient(timeout=120) as client:
-        for name, headers in (("whole", {}), ("range_0", {"Range": "bytes=0-"})):
-            started = time.perf_counter()
-            got = sum(await asyncio.gather(*(fetch(client, headers) for _ in range(clients))))
-            result[f"{name}_mb_s"] = round(got / (time.perf_counter() - started) / 1e6)
+    for name, headers in (("whole", ()), ("range_0", ("-H", "Range: bytes=0-"))):
+        started, cpu = time.perf_counter(), Sampler(pid).cpu_seconds()
+        got = sum(await asyncio.gather(*(fetch(*headers) for _ in range(clients))))
+        result[f"{name}_mb_s"] = round(got / (time.perf_counter() - started) / 1e6)
+        result[f"{name}_server_cpu_s_per_gb"] = round(
+            (Sampler(pid).cpu_seconds() - cpu) / (got / 1e9), 2
+        )
+        result[f"{name}_load_average"] = os.getloadavg()[0]
     return result
 
 
@@ -123,7 +135,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 for _ in range(args.large_mb):
                     handle.write(os.urandom(1 << 20))
             os.replace(part, path)
-            results["large"] = await large(big["video_url"], path, args.large_clients)
+            results["large"] = await large(big["video_url"], path, args.large_clients, server.pid)
     finally:
         stop(server)
         stop(fake_proc)
