@@ -11,7 +11,9 @@ limit. Here its httptools protocol is extended, per connection, with:
   connection is closed, so the parser never holds more than the cap plus one read;
 - a cap on open connections: one over `VIDROUTER_MAX_CONNECTIONS` gets `503` and is closed
   at once, releasing its descriptor;
-- `VIDROUTER_KEEP_ALIVE_SECONDS`: an idle kept-alive connection is closed after this.
+- `VIDROUTER_KEEP_ALIVE_SECONDS`: an idle kept-alive connection is closed after this;
+- the ASGI `http.response.zerocopysend` extension on plain TCP (see `cli/zerocopy.py`): the
+  content host sends local files with `sendfile`.
 
 Why httptools and not h11: h11 has a size cap of its own (`h11_max_incomplete_event_size`)
 but no header timeout either, and it parses at about half the speed, which the poll path
@@ -27,6 +29,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from vidrouter.cli.zerocopy import EXTENSION, ZeroCopySend
 from vidrouter.settings import Settings
 
 
@@ -106,7 +109,19 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         if over:
             self._refuse_head()
             raise _HeadTooLarge  # stops the parser: the request is never dispatched
+        before = self.cycle
         super().on_headers_complete()
+        if self.cycle is not before and self.cycle is not None:
+            self._offer_zerocopy(self.cycle)
+
+    def _offer_zerocopy(self, cycle: Any) -> None:
+        # Plain TCP only: TLS must encrypt the bytes in user space. The app calls the cycle's
+        # `send` once its task runs, after this: replacing it here is in time.
+        socket = self.transport.get_extra_info("socket")
+        if socket is None or self.transport.get_extra_info("sslcontext") is not None:
+            return
+        cycle.send = ZeroCopySend(cycle, socket.fileno())
+        cycle.scope.setdefault("extensions", {})[EXTENSION] = {}
 
     def send_400_response(self, msg: str) -> None:
         if not self.transport.is_closing():  # not after our own 431
