@@ -130,13 +130,17 @@ async def test_the_protocol_offers_zerocopysend_with_offsets_and_more_body(
     path = tmp_path / "file.bin"
     path.write_bytes(data)
     seen: list[dict[str, Any]] = []
+    big_mid = os.urandom(32 * 1024 * 1024)
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
         seen.append(scope.get("extensions", {}))
         assert EXTENSION in scope.get("extensions", {})
-        length = 1_000_000 + 5 + 1_500_000
+        # /buffered: a middle part far larger than the socket takes at once, so uvicorn
+        # still holds most of it when the next sendfile must wait for it to be flushed.
+        mid = big_mid if scope["path"] == "/buffered" else b"-mid-"
+        length = 1_000_000 + len(mid) + 1_500_000
         # /chunked: no length given, so the bytes go in chunks (read, not sendfile).
         sized = [] if scope["path"] == "/chunked" else [(b"content-length", str(length).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": sized})
@@ -150,7 +154,7 @@ async def test_the_protocol_offers_zerocopysend_with_offsets_and_more_body(
                     "more_body": True,
                 }
             )
-            await send({"type": "http.response.body", "body": b"-mid-", "more_body": True})
+            await send({"type": "http.response.body", "body": mid, "more_body": True})
             await send({"type": EXTENSION, "file": file, "offset": 1_500_000, "count": 1_500_000})
 
     port = free_port()
@@ -165,9 +169,12 @@ async def test_the_protocol_offers_zerocopysend_with_offsets_and_more_body(
             await asyncio.sleep(0.05)
         async with httpx.AsyncClient(timeout=30) as client:
             expected = data[10:1_000_010] + b"-mid-" + data[1_500_000:3_000_000]
-            for route in ("/", "/", "/chunked", "/"):  # one connection throughout
+            for route in ("/", "/", "/chunked", "/buffered", "/"):  # one connection throughout
                 response = await client.get(f"http://127.0.0.1:{port}{route}")
                 assert response.status_code == 200
+                if route == "/buffered":
+                    assert response.content == expected.replace(b"-mid-", big_mid)
+                    continue
                 assert response.content == expected, route
                 chunked = response.headers.get("transfer-encoding") == "chunked"
                 assert chunked == (route == "/chunked")
@@ -177,4 +184,4 @@ async def test_the_protocol_offers_zerocopysend_with_offsets_and_more_body(
     finally:
         server.should_exit = True
         await serving
-    assert len(seen) == 5
+    assert len(seen) == 6
