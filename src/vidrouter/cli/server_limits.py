@@ -66,9 +66,14 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     _head_bytes = 0  # bytes read while the head was incomplete (a head spanning reads)
     _parsed_bytes = 0  # the request line and headers as parsed (a head within one read)
     _head_timer: asyncio.TimerHandle | None = None
+    _sendfile_fd: int | None = None  # the socket's, on plain TCP: zerocopysend is offered
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        # Plain TCP only: TLS must encrypt the bytes in user space.
+        socket = transport.get_extra_info("socket")
+        if socket is not None and transport.get_extra_info("sslcontext") is None:
+            self._sendfile_fd = socket.fileno()
         if len(self.connections) > self.max_connections:
             self._refuse(503, "too_many_connections", "the server has too many open connections")
             return
@@ -115,12 +120,10 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             self._offer_zerocopy(self.cycle)
 
     def _offer_zerocopy(self, cycle: Any) -> None:
-        # Plain TCP only: TLS must encrypt the bytes in user space. The app calls the cycle's
-        # `send` once its task runs, after this: replacing it here is in time.
-        socket = self.transport.get_extra_info("socket")
-        if socket is None or self.transport.get_extra_info("sslcontext") is not None:
+        # The app calls the cycle's `send` once its task runs, after this: in time.
+        if self._sendfile_fd is None:
             return
-        cycle.send = ZeroCopySend(cycle, socket.fileno())
+        cycle.send = ZeroCopySend(cycle, self._sendfile_fd)
         cycle.scope.setdefault("extensions", {})[EXTENSION] = {}
 
     def send_400_response(self, msg: str) -> None:
