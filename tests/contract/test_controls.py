@@ -178,3 +178,61 @@ def test_the_cases_cover_every_control_of_the_provider(provider: str, tmp_path: 
         missing.setdefault(f"{scope}: never refused", set()).update(refusable - refused)
     gaps = {where: sorted(names) for where, names in missing.items() if names}
     assert not gaps, gaps
+
+
+VIDEOS_CASES = [
+    # JSON: the size is Veo's portrait 1080p; the controls are extra fields.
+    (
+        "veo",
+        {"model": "veo-3.1", "size": "1080x1920", "seconds": "8", "negative_prompt": "rain"},
+        lambda body: (
+            body["parameters"]
+            == {"aspectRatio": "9:16", "durationSeconds": 8, "resolution": "1080p"}
+            | {"negativePrompt": "rain"}
+        ),
+    ),
+    # A form, as OpenAI's SDK sends one: every field is text.
+    (
+        "kling",
+        {
+            "model": "kling-v3",
+            "size": "1280x720",
+            "seconds": "5",
+            "generate_audio": "true",
+            "negative_prompt": "blur",
+        },
+        lambda body: (
+            (body["aspect_ratio"], body["mode"], body["sound"], body["negative_prompt"])
+            == ("16:9", "std", "on", "blur")
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("provider", "fields", "check"), VIDEOS_CASES, ids=["veo", "kling"])
+async def test_videos_size_and_controls_reach_the_provider(
+    provider: str, fields: dict[str, str], check: Any, tmp_path: Path
+) -> None:
+    """/v1/videos: `size` is the aspect ratio and the resolution, the controls are the same
+    as on /v1/generations; a control the model refuses is a 400 before any request."""
+    async with started(BY_NAME[provider], tmp_path) as run:
+        app, fake = run.app, run.fake
+        key = await app.new_key()
+        as_form = provider == "kling"
+        base: dict[str, object] = {**fields, "prompt": "a red fox runs through snow"}
+
+        async def post(body: dict[str, object]) -> Any:
+            if as_form:
+                parts = {name: (None, str(value)) for name, value in body.items()}
+                return await app.client.post("/v1/videos", files=parts, headers=app.auth(key))
+            return await app.client.post("/v1/videos", json=body, headers=app.auth(key))
+
+        refused = await post({**base, "seed": 7})  # neither Veo nor Kling takes a seed
+        assert refused.status_code == 400, refused.text
+        error = refused.json()["error"]
+        assert (error["param"], error["code"]) == ("seed", "control_unsupported"), error
+        assert fake.plan.requests == [] and fake.submitted == []
+        made = await post(base)
+        assert made.status_code == 200, made.text
+        body = await _submitted(fake, app, key, made.json()["id"])
+        assert check(body), body
