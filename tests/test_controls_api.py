@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -380,3 +381,35 @@ async def test_the_document_accepts_exactly_what_the_server_does(tmp_path: Path)
             answer = await app.client.post(path, json=body, headers=app.auth(key))
             assert answer.status_code in (200, 202, 400), answer.text
             assert validator.is_valid(body) == (answer.status_code != 400), (body, answer.text)
+
+
+async def test_openais_sdk_sends_the_controls_to_videos(tmp_path: Path) -> None:
+    """What a user of OpenAI's SDK writes: `size`, and the controls in `extra_body` (which the
+    SDK puts in its multipart form as text); a control the model refuses is the SDK's
+    BadRequestError naming it."""
+    async with serving(tmp_path) as app:
+        key = await app.new_key()
+        client = openai.AsyncOpenAI(
+            api_key=key.plaintext,
+            base_url=str(app.client.base_url).rstrip("/") + "/v1",
+            http_client=app.client,
+            max_retries=0,
+        )
+        video = await client.videos.create(
+            model="ctl-full",  # type: ignore[arg-type]
+            prompt="a lighthouse at dusk",
+            size="480x854",  # type: ignore[arg-type]
+            seconds="2",  # type: ignore[arg-type]
+            extra_body={"seed": 9, "generate_audio": True, "negative_prompt": "fog"},
+        )
+        shown = (await app.get(key, video.id)).json()
+        assert (shown["aspect_ratio"], shown["resolution"], shown["seed"]) == ("9:16", "480p", 9)
+        assert (shown["generate_audio"], shown["negative_prompt"]) == (True, "fog")
+        assert shown["estimated_cost"]["amount"] == pytest.approx(0.40 * 2)
+        with pytest.raises(openai.BadRequestError) as refused:
+            await client.videos.create(
+                model="ctl-plain",  # type: ignore[arg-type]
+                prompt="p",
+                extra_body={"seed": 9},
+            )
+        assert refused.value.body["param"] == "seed"  # type: ignore[index]

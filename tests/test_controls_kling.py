@@ -110,6 +110,10 @@ async def test_the_end_frame_goes_as_raw_base64_beside_the_first() -> None:
             {"model_name": "kling-v3", "image_tail": base64.b64encode(png(200, 400)).decode()},
             "too small",
         ),
+        # A control under another provider's name: Kling has no seed, no `negativePrompt`.
+        ("text2video", {"model_name": "kling-v3", "seed": 7}, "seed"),
+        ("text2video", {"model_name": "kling-v3", "negativePrompt": "blur"}, "negativePrompt"),
+        ("text2video", {"model_name": "kling-v3", "image_tail": "x"}, "image_tail"),
     ],
 )
 async def test_the_fake_refuses_what_kling_refuses(

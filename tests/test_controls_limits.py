@@ -249,3 +249,18 @@ def test_the_loader_refuses_a_malformed_limit(tmp_path: Path, declaration: str) 
     catalog.write_text(CATALOG.replace("max_seed = 100", declaration))
     with pytest.raises(CatalogError):
         load_catalog(catalog)
+
+
+async def test_kling_negative_prompt_beyond_2500_characters_is_400(tmp_path: Path) -> None:
+    """Kling takes 2,500 characters of negative prompt; our prompts may have 4,000."""
+    fake = KlingFake(polls_before_done=1)
+    async with service(tmp_path, fake) as (app, _):
+        body = {"model": "kling-v3", "prompt": "p"}
+        too_long = {**body, "negative_prompt": "x" * 2501}
+        message = await refused(app, too_long, "negative_prompt", "negative_prompt_too_long")
+        assert "2500" in message and fake.submitted == []
+        await reaches(app, {**body, "negative_prompt": "y" * 2500})
+        key = await app.new_key()
+        listed = (await app.client.get("/v1/models/kling-v3", headers=app.auth(key))).json()
+    assert fake.submitted[0]["negative_prompt"] == "y" * 2500
+    assert listed["max_negative_prompt_chars"] == 2500

@@ -68,6 +68,10 @@ async def test_a_last_frame_url_is_loaded_checked_and_sent_inline() -> None:
         ),
         ({"model": "MiniMax-Hailuo-2.3", "prompt_optimizer": "yes"}, "prompt_optimizer"),
         ({"model": "MiniMax-Hailuo-2.3", "resolution": "720P"}, "resolution"),
+        # Controls MiniMax has no field for, or spelled as another provider spells them.
+        ({"model": "MiniMax-Hailuo-2.3", "negative_prompt": "blur"}, "negative_prompt"),
+        ({"model": "MiniMax-Hailuo-2.3", "seed": 7}, "seed"),
+        ({"model": "MiniMax-Hailuo-02", "last_frame": FIRST}, "last_frame"),
     ],
 )
 async def test_the_fake_refuses_what_minimax_refuses(fields: dict[str, Any], message: str) -> None:

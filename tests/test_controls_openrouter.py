@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 
 from tests.fakes.openrouter import OpenRouterFake
@@ -121,3 +122,24 @@ async def test_a_seed_on_a_model_without_one_is_refused_like_openrouter(
     with pytest.raises(InvalidInput, match="seed"):
         await provider.submit(request)
     assert fake.submitted == []
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"negative_prompt": "blurry"},  # a passthrough name at the top level
+        {"end_image_url": END_URI},  # ours, not OpenRouter's (`frame_images`)
+        {"provider": {"order": ["alibaba"]}},  # chat routing, not in the video schema
+    ],
+)
+async def test_the_fake_refuses_a_field_the_video_schema_does_not_have(
+    extra: dict[str, object],
+) -> None:
+    fake = OpenRouterFake(api_key=KEY)
+    body = {"model": "alibaba/wan-2.7", "prompt": "a fox", **extra}
+    async with serve_app(fake.app) as url, httpx.AsyncClient(base_url=url) as client:
+        answer = await client.post(
+            "/api/v1/videos", json=body, headers={"Authorization": f"Bearer {KEY}"}
+        )
+    assert answer.status_code == 400, answer.text
+    assert next(iter(extra)) in answer.json()["error"]["message"] and fake.created == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.fakes.seedance import TASKS, FakeArk
@@ -106,6 +107,21 @@ async def test_the_fake_refuses_what_ark_refuses(ark: tuple[FakeArk, SeedancePro
             await provider.submit(req)
     assert fake.submitted == []
     assert fake.plan.count("POST", TASKS) == len(refused)
+
+
+@pytest.mark.parametrize("name", ["negative_prompt", "audio", "last_frame", "prompt_extend"])
+async def test_the_fake_refuses_a_field_ark_does_not_have(name: str) -> None:
+    """A control under a name Ark has no field for fails where it is sent, not silently."""
+    fake = FakeArk(api_key=KEY)
+    body = {
+        "model": "seedance-1-5-pro-251215",
+        "content": [{"type": "text", "text": "a fox"}],
+        name: True,
+    }
+    async with serve_app(fake.app()) as url, httpx.AsyncClient(base_url=url) as client:
+        answer = await client.post(TASKS, json=body, headers={"Authorization": f"Bearer {KEY}"})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["param"] == name and fake.submitted == []
 
 
 def test_each_model_declares_its_controls_and_prices() -> None:

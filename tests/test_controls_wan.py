@@ -118,6 +118,11 @@ async def test_what_dashscope_cannot_take_is_refused_before_calling(
             },
             "format",
         ),
+        # A control in the wrong object, or under another provider's name.
+        ({"model": "wan2.6-t2v", "parameters": {"negative_prompt": "blur"}}, "negative_prompt"),
+        ({"model": "wan2.6-t2v", "input": {"seed": 7}}, "input.seed"),
+        ({"model": "wan2.6-t2v", "parameters": {"generate_audio": False}}, "generate_audio"),
+        ({"model": "wan2.6-t2v", "seed": 7}, "seed"),
     ],
 )
 async def test_the_fake_refuses_what_dashscope_refuses(body: dict[str, Any], message: str) -> None:

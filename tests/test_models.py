@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.contract.cases import CASES as PROVIDER_CASES
+from tests.contract.cases import KEY
 from tests.support.catalogs import local_model
 from tests.support.harness import Harness, running, test_settings
+from vidrouter.domain.catalog import load_catalog
+from vidrouter.domain.controls import OPTIONAL_CONTROLS
 
 SEED_FIELDS = {
     "id",
@@ -108,3 +112,44 @@ async def test_operator_catalog_extends_and_discrete_durations_are_enforced(
         good = await app.create(key, model="house-style", prompt="x")
         assert good.status_code == 202
         assert (good.json()["duration"], good.json()["aspect_ratio"]) == (4, "9:16")
+
+
+async def test_every_model_of_every_host_lists_what_all_its_routes_honour(
+    tmp_path: Path,
+) -> None:
+    """Issue 13 on the whole built-in catalog with every provider's credentials: each model
+    shows `resolutions` (its default first), `supports` and `pricing.variants`; they are what
+    every one of its routes honours (worked out here from the catalog, route by route);
+    `pricing.per_second` is the price of the default configuration; each route can make
+    that default (its sound, or a switch for it)."""
+    environ: dict[str, str] = {}
+    for case in PROVIDER_CASES:
+        environ |= case.environ("http://127.0.0.1:9", KEY)
+    specs = {m.id: m for m in load_catalog().models if m.retired_on is None}
+    routes_of = {model_id: spec.routes for model_id, spec in specs.items()}
+    async with running(test_settings(tmp_path / "d", environ=environ), workers=False) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+    assert {m["id"] for m in data} == set(routes_of)  # every provider is configured
+    for model in data:
+        routes = routes_of[model["id"]]
+        every = [set(r.resolutions or ()) for r in routes]
+        assert set(model["resolutions"]) == set.intersection(*every), model["id"]
+        declared = specs[model["id"]].resolutions
+        if declared and declared[0] in model["resolutions"]:
+            assert model["resolutions"][0] == declared[0], model["id"]  # the default first
+        honoured = set.intersection(*(set(r.supports or ()) for r in routes))
+        assert model["supports"] == [c for c in OPTIONAL_CONTROLS if c in honoured], model["id"]
+        audios = {model["audio"]} | (
+            {not model["audio"]} if "generate_audio" in honoured else set()
+        )
+        priced = {
+            (v["resolution"], v["audio"]): v["per_second"] for v in model["pricing"]["variants"]
+        }
+        assert set(priced) == {(r, a) for r in model["resolutions"] for a in audios}, model["id"]
+        if model["resolutions"]:
+            default = (model["resolutions"][0], model["audio"])
+            assert model["pricing"]["per_second"] == priced[default], model["id"]
+        for route in routes:
+            can = route.audio == model["audio"] or "generate_audio" in (route.supports or ())
+            assert can, (model["id"], route.key, "cannot make the default sound")

@@ -22,7 +22,8 @@ from tests.contract.cases import BY_NAME
 from tests.contract.controls import ControlsCase
 from tests.contract.test_contract import started
 from tests.support.harness import Harness, running, test_settings
-from vidrouter.domain.controls import RESOLUTIONS
+from vidrouter.domain.catalog import Route, load_catalog
+from vidrouter.domain.controls import OPTIONAL_CONTROLS, RESOLUTIONS
 from vidrouter.store.keys import NewKey
 
 # A value of each optional control that some model takes; `resolution` and `generate_audio`
@@ -43,6 +44,10 @@ def discover() -> list[ControlsCase]:
 
 
 CASES = discover()
+# Hosts of many makers' models: their cases cover each control once per host, and
+# tests/test_controls_{fal,replicate,openrouter}.py send every configuration of every route
+# to the host's fake. Every other provider needs each of its models' controls in its cases.
+HOSTS = ("fal", "replicate", "openrouter")
 
 
 def _id(case: ControlsCase) -> str:
@@ -125,3 +130,109 @@ async def test_controls_reach_the_provider_or_are_refused(
                 "video_duration": stored.video_duration,
             }
         )
+
+
+def _routes(provider: str, tmp_path: Path) -> list[tuple[str, Route]]:
+    """(model id, route) of every model the provider serves, its operator catalog included."""
+    extra = None
+    case = BY_NAME.get(provider)
+    if case is not None and (text := case.catalog("http://127.0.0.1:9", 5.0)):
+        extra = tmp_path / f"{provider}.toml"
+        extra.write_text(text)
+    return [
+        (model.id, route)
+        for model in load_catalog(extra).models
+        if model.retired_on is None
+        for route in model.routes
+        if route.provider == provider
+    ]
+
+
+def _sent(case: ControlsCase, route: Route) -> set[str]:
+    """The controls a case asks for that differ from the route's default configuration."""
+    default = {"resolution": (route.resolutions or (None,))[0], "generate_audio": route.audio}
+    return {
+        name
+        for name, value in case.body.items()
+        if name in ("resolution", *OPTIONAL_CONTROLS) and default.get(name) != value
+    }
+
+
+@pytest.mark.parametrize("provider", sorted({c.provider for c in CASES}))
+def test_the_cases_cover_every_control_of_the_provider(provider: str, tmp_path: Path) -> None:
+    """The acceptance, counted: each control a route of this provider honours is asked for
+    (away from its default) by a case, and each it cannot honour is refused by one; for a
+    maker's own API, model by model."""
+    routes = _routes(provider, tmp_path)
+    by_model = dict(routes)
+    missing: dict[str, set[str]] = {}
+    for model, route in routes:
+        scope = provider if provider in HOSTS else model
+        mine = [c for c in CASES if c.provider == provider and scope in (provider, c.model)]
+        sent = set().union(*(_sent(c, by_model[c.model]) for c in mine))
+        refused = set().union(*(c.unsupported for c in mine))
+        several = len(route.resolutions or ()) > 1
+        honoured = set(route.supports or ()) | ({"resolution"} if several else set())
+        refusable = (set(OPTIONAL_CONTROLS) - set(route.supports or ())) | {"resolution"}
+        missing.setdefault(f"{scope}: never asked for", set()).update(honoured - sent)
+        missing.setdefault(f"{scope}: never refused", set()).update(refusable - refused)
+    gaps = {where: sorted(names) for where, names in missing.items() if names}
+    assert not gaps, gaps
+
+
+VIDEOS_CASES = [
+    # JSON: the size is Veo's portrait 1080p; the controls are extra fields.
+    (
+        "veo",
+        {"model": "veo-3.1", "size": "1080x1920", "seconds": "8", "negative_prompt": "rain"},
+        lambda body: (
+            body["parameters"]
+            == {"aspectRatio": "9:16", "durationSeconds": 8, "resolution": "1080p"}
+            | {"negativePrompt": "rain"}
+        ),
+    ),
+    # A form, as OpenAI's SDK sends one: every field is text.
+    (
+        "kling",
+        {
+            "model": "kling-v3",
+            "size": "1280x720",
+            "seconds": "5",
+            "generate_audio": "true",
+            "negative_prompt": "blur",
+        },
+        lambda body: (
+            (body["aspect_ratio"], body["mode"], body["sound"], body["negative_prompt"])
+            == ("16:9", "std", "on", "blur")
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("provider", "fields", "check"), VIDEOS_CASES, ids=["veo", "kling"])
+async def test_videos_size_and_controls_reach_the_provider(
+    provider: str, fields: dict[str, str], check: Any, tmp_path: Path
+) -> None:
+    """/v1/videos: `size` is the aspect ratio and the resolution, the controls are the same
+    as on /v1/generations; a control the model refuses is a 400 before any request."""
+    async with started(BY_NAME[provider], tmp_path) as run:
+        app, fake = run.app, run.fake
+        key = await app.new_key()
+        as_form = provider == "kling"
+        base: dict[str, object] = {**fields, "prompt": "a red fox runs through snow"}
+
+        async def post(body: dict[str, object]) -> Any:
+            if as_form:
+                parts = {name: (None, str(value)) for name, value in body.items()}
+                return await app.client.post("/v1/videos", files=parts, headers=app.auth(key))
+            return await app.client.post("/v1/videos", json=body, headers=app.auth(key))
+
+        refused = await post({**base, "seed": 7})  # neither Veo nor Kling takes a seed
+        assert refused.status_code == 400, refused.text
+        error = refused.json()["error"]
+        assert (error["param"], error["code"]) == ("seed", "control_unsupported"), error
+        assert fake.plan.requests == [] and fake.submitted == []
+        made = await post(base)
+        assert made.status_code == 200, made.text
+        body = await _submitted(fake, app, key, made.json()["id"])
+        assert check(body), body

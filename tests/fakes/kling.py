@@ -50,6 +50,18 @@ TAIL_MODES = {
     "kling-v3": {"std", "pro"},
 }  # fmt: skip
 SOUND_MODES = {"kling-v2-6": {"pro"}, "kling-v3": {"std", "pro"}}
+# The create body's fields (shared/providers/kling.md, "Create body"). Kling's answer to a
+# field outside them is unpublished; the fake refuses it (1201) so that a control sent under
+# a wrong name (`negativePrompt`, `end_image`, `seed`) fails the test that sent it.
+_COMMON_FIELDS = {
+    "model_name", "prompt", "negative_prompt", "mode", "sound", "duration", "cfg_scale",
+    "camera_control", "watermark_info", "callback_url", "external_task_id", "voice_list",
+    "element_list", "multi_shot", "shot_type", "multi_prompt",
+}  # fmt: skip
+FIELDS = {
+    "text2video": {*_COMMON_FIELDS, "aspect_ratio"},
+    "image2video": {*_COMMON_FIELDS, "image", "image_tail", "static_mask", "dynamic_masks"},
+}
 AUTH_MESSAGES = {
     1001: "Authorization is empty",
     1002: "Authorization is invalid",
@@ -242,6 +254,9 @@ class KlingFake:
 
 
 def _check_params(kind: str, body: dict[str, Any]) -> str | None:
+    unknown = sorted(set(body) - FIELDS[kind])
+    if unknown:
+        return f"{kind} does not take {', '.join(unknown)}"
     model = body.get("model_name", "kling-v1")
     if model not in MODELS[kind]:
         return f"model_name {model!r} is not supported by {kind}"

@@ -42,6 +42,13 @@ RESOLUTIONS = {
 }
 IMAGE_ONLY = {"MiniMax-Hailuo-2.3-Fast"}
 LAST_FRAME = {"MiniMax-Hailuo-02"}  # the first-and-last-frame reference's only model
+# The V1 create body's fields (shared/providers/minimax.md). MiniMax's answer to a field
+# outside them is unpublished; the fake refuses it (2013) so that a control sent under a
+# wrong name (`negative_prompt`, `seed`, `last_frame`) fails the test that sent it.
+FIELDS = {
+    "model", "prompt", "prompt_optimizer", "fast_pretreatment", "duration", "resolution",
+    "callback_url", "first_frame_image", "last_frame_image", "subject_reference",
+}  # fmt: skip
 SAMPLE_SIZE = (320, 180)  # what sample_mp4() renders
 
 
@@ -185,6 +192,9 @@ class MinimaxFake:
         return _answer({"base_resp": _code(1004, message)}, status=401)
 
     def _validate(self, body: dict[str, Any]) -> str | None:
+        unknown = sorted(set(body) - FIELDS)
+        if unknown:
+            return f"unknown field {', '.join(unknown)}"
         model = body.get("model")
         if model not in RESOLUTIONS:
             return f"model {model!r} not supported"

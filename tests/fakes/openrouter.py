@@ -431,7 +431,22 @@ class OpenRouterFake:
 # --- validation, as OpenRouter checks a request against the model's published limits ---------
 
 
+# `VideoGenerationRequest`'s fields (spec 2026-08, SDK 1.3.84; shared/providers/openrouter.md).
+# OpenRouter's answer to another is unpublished; the fake refuses it so that a control sent
+# at the top level under a wrong name (`negative_prompt`, `end_image_url`) fails its test.
+FIELDS = {
+    "model", "prompt", "duration", "resolution", "aspect_ratio", "size", "generate_audio",
+    "seed", "callback_url", "frame_images", "input_references", "provider",
+    "previous_job_id", "session_id", "user", "trace", "upscale_factor", "creativity",
+}  # fmt: skip
+
+
 def _validate(body: dict[str, Any]) -> str | None:
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        return f"Unrecognized keys in body: {', '.join(unknown)}"
+    if set(body.get("provider") or {}) - {"options"}:
+        return "provider: only `options` is taken for video generation"
     model = MODELS.get(body.get("model"))  # type: ignore[arg-type]
     if model is None:
         return f"{body.get('model')} is not a valid video model ID"

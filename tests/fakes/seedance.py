@@ -60,6 +60,15 @@ MODELS = {
 }
 MAX_SEED = 4_294_967_295  # Ark: seed in [-1, 2^32 - 1], -1 for random
 BOOLEANS = ("generate_audio", "camera_fixed", "watermark")
+# The create body's top-level fields (the SDK's `content_generation.tasks.create`, 3.0.63, as
+# shared/providers/seedance.md lists them). Ark's answer to another is unpublished; the fake
+# refuses it so that a control sent under a wrong name (`negative_prompt`, `audio`,
+# `last_frame`) fails the test that sent it.
+FIELDS = {
+    "model", "content", "callback_url", "ratio", "resolution", "duration", "frames", "seed",
+    "camera_fixed", "watermark", "generate_audio", "draft", "return_last_frame",
+    "service_tier", "execution_expires_after", "priority", "safety_identifier",
+}  # fmt: skip
 SIZES = {"480p": (864, 480), "720p": (1280, 720), "1080p": (1920, 1080)}
 DEFAULT_RESOLUTION = "720p"
 
@@ -248,6 +257,8 @@ class FakeArk:
         model = body.get("model")
         if not isinstance(model, str) or not model:
             raise ArkError(400, "MissingParameter", "The parameter `model` is required.", "model")
+        for name in sorted(set(body) - FIELDS):
+            raise ArkError(400, "InvalidParameter", f"Unknown parameter `{name}`.", name)
         limits = MODELS.get(model)
         if limits is None:
             raise ArkError(

@@ -62,6 +62,19 @@ RATIOS = {"16:9", "9:16", "1:1", "4:3", "3:4"}
 MAX_SEED = 2_147_483_647
 MAX_NEGATIVE_PROMPT = 500
 MIN_IMAGE_SIDE = 360  # Model Studio: first-frame images 360-2000 px per side
+# The fields of the video-synthesis body (shared/providers/wan.md; `extend_prompt` and
+# `function` are what the dashscope SDK always adds to `input`). Model Studio's answer to
+# another is unpublished; the fake refuses it so that a control sent under a wrong name
+# (`parameters.negative_prompt`, `input.seed`, `parameters.last_frame`) fails its test.
+_FIELDS = {"model", "input", "parameters"}
+_INPUT_FIELDS = {
+    "prompt", "negative_prompt", "img_url", "first_frame_url", "last_frame_url", "audio_url",
+    "media", "reference_urls", "extend_prompt", "function",
+}  # fmt: skip
+_PARAMETER_FIELDS = {
+    "size", "resolution", "ratio", "duration", "seed", "prompt_extend", "watermark", "audio",
+    "shot_type",
+}  # fmt: skip
 
 
 class _Rejected(Exception):
@@ -236,6 +249,13 @@ def _validate(body: Any) -> None:
     inp, params = body["input"], body.get("parameters") or {}
     if not isinstance(params, dict):
         raise _Rejected(400, "InvalidParameter", "parameters must be an object")
+    for where, given, known in (
+        ("", body, _FIELDS),
+        ("input.", inp, _INPUT_FIELDS),
+        ("parameters.", params, _PARAMETER_FIELDS),
+    ):
+        for name in sorted(set(given) - known):
+            raise _Rejected(400, "InvalidParameter", f"Unrecognized field: {where}{name}")
     if not inp.get("prompt") and spec.kind == "t2v":
         raise _Rejected(400, "InvalidParameter", "Field required: input.prompt")
     duration = params.get("duration", 5)

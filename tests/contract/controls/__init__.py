@@ -9,6 +9,13 @@ the fake, then POSTs `/v1/generations` {model, prompt, duration?, **body}, waits
 fake accepted the job and calls `expect` with the JSON body of that submit (the fake keeps
 each in its `submitted` list).
 
+`test_the_cases_cover_every_control_of_the_provider` counts the cases against the catalog:
+every control a model of the provider honours must be asked for (away from its default) and
+every control it cannot honour refused, model by model for a maker's own API and over the
+host for fal, Replicate and OpenRouter (whose every route is driven by
+tests/test_controls_{fal,replicate,openrouter}.py). A new model or control without a case
+fails there.
+
 A provider without a fake (`local`: no `ProviderCase`) is run on the default settings; its
 `expect` gets the finished generation object (`GET /v1/generations/{id}`) with the stored
 video's `video_width`, `video_height` and `video_duration` added.

@@ -40,7 +40,7 @@ CASES = [
                 "seed": 42,
             }
         ),
-        unsupported=("end_image_url", "enhance_prompt"),
+        unsupported=("end_image_url", "enhance_prompt", "resolution"),
     ),
     ControlsCase(
         provider="fal",

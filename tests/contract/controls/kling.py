@@ -47,7 +47,7 @@ def _master(sent: Mapping[str, Any]) -> None:
 
 
 FRAMES = {"image_url": data_uri(FIRST), "end_image_url": data_uri(LAST)}
-NO_SEED = ("seed", "enhance_prompt")  # Kling has neither
+NO_SEED = ("seed", "enhance_prompt", "resolution")  # Kling has neither; nor 480p
 
 CASES = [
     ControlsCase(

@@ -22,7 +22,13 @@ CASES = [
         model="local-preview",
         body={"resolution": "480p", "seed": 7},
         expect=_rendered_as_asked,
-        unsupported=("negative_prompt", "end_image_url", "enhance_prompt", "generate_audio"),
+        unsupported=(
+            "negative_prompt",
+            "end_image_url",
+            "enhance_prompt",
+            "generate_audio",
+            "resolution",
+        ),
         duration=0.5,
     ),
 ]

@@ -11,7 +11,7 @@ from tests.support.images import data_uri, png
 
 FIRST, LAST = data_uri(png(640, 360)), data_uri(png(600, 360))
 # MiniMax's V1 models have no negative prompt, seed or sound.
-NONE_OF_THESE = ("negative_prompt", "seed", "generate_audio")
+NONE_OF_THESE = ("negative_prompt", "seed", "generate_audio", "resolution")  # and no 480p
 
 
 def _hailuo_23(sent: Mapping[str, Any]) -> None:
@@ -38,6 +38,16 @@ def _first_and_last(sent: Mapping[str, Any]) -> None:
     assert sent["prompt_optimizer"] is False
 
 
+def _first_and_last_1080p(sent: Mapping[str, Any]) -> None:
+    assert (sent["model"], sent["resolution"], sent["duration"]) == (
+        "MiniMax-Hailuo-02",
+        "1080P",
+        6,
+    )
+    assert sent["first_frame_image"] == FIRST and sent["last_frame_image"] == LAST
+    assert "prompt_optimizer" not in sent  # not asked: MiniMax's default (on) applies
+
+
 CASES = [
     ControlsCase(
         "minimax",
@@ -62,5 +72,12 @@ CASES = [
         _first_and_last,
         unsupported=NONE_OF_THESE,
         duration=10,
+    ),
+    ControlsCase(
+        "minimax",
+        "hailuo-02",
+        {"resolution": "1080p", "image_url": FIRST, "end_image_url": LAST},
+        _first_and_last_1080p,
+        duration=6,
     ),
 ]

@@ -77,7 +77,7 @@ CASES = [
         body={"generate_audio": True, "image_url": IMAGE, "end_image_url": END},
         duration=5,
         expect=_kling,
-        unsupported=("seed", "negative_prompt", "enhance_prompt"),
+        unsupported=("seed", "negative_prompt", "enhance_prompt", "resolution"),
     ),
     ControlsCase(
         provider="openrouter",

@@ -57,6 +57,15 @@ CASES = [
         body={"negative_prompt": "no text", "image_url": IMAGE, "end_image_url": END},
         duration=5,
         expect=has({"negative_prompt": "no text", "start_image": IMAGE, "end_image": END}),
-        unsupported=("seed", "enhance_prompt", "generate_audio"),
+        unsupported=("seed", "enhance_prompt", "generate_audio", "resolution"),
+    ),
+    ControlsCase(
+        provider="replicate",
+        model="kling-v2.6",
+        body={"generate_audio": True, "negative_prompt": "no text"},
+        duration=5,
+        expect=has({"generate_audio": True, "negative_prompt": "no text"}),
+        # Replicate's kling-v2.6 takes a start image only (docs/providers/replicate.md).
+        unsupported=("end_image_url", "seed", "enhance_prompt", "resolution"),
     ),
 ]

@@ -67,4 +67,39 @@ CASES = [
         unsupported=(*NEVER, "resolution"),  # 1080p: 720p at most
         duration=4,
     ),
+    ControlsCase(
+        provider="seedance",
+        model="seedance-2-fast",
+        body={"image_url": FIRST, "end_image_url": LAST, "seed": 1},
+        expect=ark("720p", 1, True, last_frame=True),
+        duration=4,
+    ),
+    ControlsCase(
+        provider="seedance",
+        model="seedance-2",
+        body={
+            "resolution": "1080p",
+            "generate_audio": False,
+            "seed": 99,
+            "image_url": FIRST,
+            "end_image_url": LAST,
+        },
+        expect=ark("1080p", 99, False, last_frame=True),
+        unsupported=(*NEVER, "resolution"),  # 4k
+        duration=15,
+    ),
+    ControlsCase(
+        provider="seedance",
+        model="seedance-2-mini",
+        body={
+            "resolution": "480p",
+            "generate_audio": False,
+            "seed": 3,
+            "image_url": FIRST,
+            "end_image_url": LAST,
+        },
+        expect=ark("480p", 3, False, last_frame=True),
+        unsupported=(*NEVER, "resolution"),  # 1080p: 720p at most
+        duration=6,
+    ),
 ]
