@@ -21,6 +21,7 @@ from vidrouter.api.worker_health import worker_health_app
 from vidrouter.cli.common import configure_logging, settings_from
 from vidrouter.cli.server_limits import server_options
 from vidrouter.composition import Composition, create_app
+from vidrouter.observability.loop_lag import watch_loop_lag
 from vidrouter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -94,9 +95,11 @@ async def _serve(settings: Settings) -> None:
     )
     server = _Server(config)
     settle_heap()
+    lag = asyncio.create_task(watch_loop_lag(service.observer), name="loop-lag")
     try:
         await server.serve()
     finally:
+        lag.cancel()
         # SIGTERM / Ctrl-C: the server has stopped taking requests; the workers now finish
         # or hand back what they hold, so another process can go on with it at once.
         await service.close(grace=SHUTDOWN_GRACE_SECONDS)
