@@ -82,14 +82,9 @@ class Composition:
         self.owner = f"{socket.gethostname()[:24]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.data_dir: Path = settings.data_dir.resolve()
         self.db = Database(settings.resolved_database_url)
-        self.engine_db = _engine_database(self.db, settings)
         self.catalog: Catalog = load_catalog(settings.catalog)
         self.keys = KeyStore(self.db, clock, cache_seconds=settings.key_cache_seconds)
         self.generations = GenerationStore(self.db, display_seconds=settings.poll_cache_seconds)
-        # One object where the engine shares the database: the API shows its writes at once.
-        self.engine_generations = self.generations
-        if self.engine_db is not self.db:
-            self.engine_generations = GenerationStore(self.engine_db)
         self.limiter = Limiter.create(
             self.db,
             LimitPolicy(
@@ -100,13 +95,13 @@ class Composition:
             clock=clock,
             sync_seconds=settings.rate_limit_sync_seconds,
         )
-        self.deliveries = DeliveryStore(self.engine_db)
+        self.deliveries = DeliveryStore(self.db)
         self.storage = open_storage(settings.storage_url, self.data_dir, settings.env)
         self._pool: Executor | None = None
         self.providers = Providers(
             ProviderContext(settings, self.data_dir / "work", self._render_pool)
         )
-        self.routes = RouteStore(self.engine_db)
+        self.routes = RouteStore(self.db)
         self.circuits = Circuits(
             self.routes,
             clock,
@@ -118,7 +113,7 @@ class Composition:
                 ),
                 stats_window=timedelta(seconds=settings.route_stats_window_seconds),
             ),
-            stats=RouteStatsStore(self.engine_db),
+            stats=RouteStatsStore(self.db),
         )
         self.router = Router(
             self.catalog,
@@ -126,7 +121,7 @@ class Composition:
             self.circuits,
             self.routes,
             slots=RouteSlots(
-                self.engine_db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)
+                self.db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)
             ),
             hang=HangPolicy(
                 p95_multiple=settings.route_hang_p95_multiple,
@@ -277,7 +272,7 @@ class Composition:
             release=lambda ids: self.deliveries.release(self.owner, ids),
         )
         worker = GenerationWorker(
-            self.engine_generations,
+            self.generations,
             advancer,
             storage=self.storage,
             owner=self.owner,
@@ -286,12 +281,12 @@ class Composition:
         )
         self.generation_loop = loop(
             "generations",
-            self.engine_generations,
+            self.generations,
             worker.handle,
             capacity=settings.workers,
             lease=lease,
-            renew=lambda ids, until: self.engine_generations.renew(self.owner, ids, until=until),
-            release=lambda ids: self.engine_generations.release(self.owner, ids),
+            renew=lambda ids, until: self.generations.renew(self.owner, ids, until=until),
+            release=lambda ids: self.generations.release(self.owner, ids),
         )
         if settings.workers > 0:
             self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
@@ -347,8 +342,6 @@ class Composition:
             _stop_pool(self._pool)
         await self.limiter.aclose()
         await self.storage.aclose()
-        if self.engine_db is not self.db:
-            await self.engine_db.close()
         await self.db.close()
 
 
@@ -375,16 +368,6 @@ def create_app(
     app = http.create_app(settings, process.api_parts(), lifespan=lifespan)
     app.include_router(console_router(settings.resolved_public_url))  # h6: the web console
     return app
-
-
-def _engine_database(db: Database, settings: Settings) -> Database:
-    """The engine's own connection pool where the database takes writers in parallel
-    (PostgreSQL) and this process also serves requests: there a create waited for a pooled
-    connection behind the 64 worker tasks (p99 1.3 s, docs/performance.md). SQLite keeps
-    one: its writers queue on the process's write lock, requests' first."""
-    if db.dialect == "sqlite" or settings.role != "all" or settings.workers == 0:
-        return db
-    return Database(settings.resolved_database_url)
 
 
 def _stop_pool(pool: Executor) -> None:
