@@ -8,7 +8,6 @@ import contextlib
 import gc
 import logging
 import signal
-import sys
 from collections.abc import Callable, Iterator
 from typing import Annotated, Literal
 
@@ -34,7 +33,6 @@ ROLES: tuple[Role, ...] = ("all", "api", "worker")
 # that live for one request or one engine step are promoted to the old generations, which
 # only a full (slow) collection walks.
 GC_THRESHOLDS = (10_000, 10, 10)
-SWITCH_INTERVAL = 0.001
 
 
 def serve(
@@ -115,7 +113,6 @@ def settle_heap() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
-    sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 class _Server(uvicorn.Server):
