@@ -14,6 +14,9 @@ from prometheus_client.process_collector import ProcessCollector
 
 # Poll answers take about a millisecond, creates tens; provider calls up to a minute.
 HTTP_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
+# How late the event loop runs a callback that is due: anything above a few ms is a stall
+# every request in flight pays (docs/performance.md, "Creates under load").
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 PROVIDER_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
 
 
@@ -68,5 +71,12 @@ class Metrics:
             "Time from the request's arrival to the end of its response.",
             ["method", "route"],
             buckets=HTTP_BUCKETS,
+            registry=r,
+        )
+        self.event_loop_lag = Histogram(
+            "vidrouter_event_loop_lag_seconds",
+            "How late the event loop woke a task sleeping a fixed interval (sampled "
+            "a few times a second): the wait every request and engine step adds on top.",
+            buckets=LAG_BUCKETS,
             registry=r,
         )

@@ -67,6 +67,11 @@ class Observer:
         """`delivered`, `retry` (failed, will be tried again) or `failed` (given up)."""
         self.metrics.webhook_deliveries.labels(outcome).inc()
 
+    # --- the process --------------------------------------------------------------------------
+
+    def event_loop_lag(self, seconds: float) -> None:
+        self.metrics.event_loop_lag.observe(seconds)
+
     # --- HTTP and the scrape ----------------------------------------------------------------
 
     def http(self, request_id: RequestIdOf) -> HttpMetrics:
