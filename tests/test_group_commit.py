@@ -35,6 +35,11 @@ async def claimed(db: Database) -> tuple[GenerationStore, list[Generation]]:
     return gens, rows
 
 
+async def _progress(gens: GenerationStore, *rows: Generation) -> list[int | None]:
+    found = [await gens.get(g.id) for g in rows]
+    return [g.progress if g is not None else None for g in found]
+
+
 def _commits(db: Database) -> list[int]:
     seen: list[int] = []
     event.listen(db.engine.sync_engine, "commit", lambda _conn: seen.append(1))
@@ -54,8 +59,7 @@ async def test_concurrent_saves_share_one_commit_and_each_answers_for_its_own_ro
     )
     assert saved == [True, False, True]
     assert len(commits) == 1  # one transaction for the three
-    progress = {g.id: (await gens.get(g.id)).progress for g in (a, b, c)}  # type: ignore[union-attr]
-    assert progress == {a.id: 50, b.id: b.progress, c.id: 50}
+    assert await _progress(gens, a, b, c) == [50, b.progress, 50]
 
 
 async def test_a_failing_write_fails_alone(
@@ -82,8 +86,7 @@ async def test_a_failing_write_fails_alone(
     )
     assert results[0] == 1 and results[2] == 1
     assert isinstance(results[1], ValueError)
-    progress = {g.id: (await gens.get(g.id)).progress for g in (a, b, c)}  # type: ignore[union-attr]
-    assert progress == {a.id: 70, b.id: b.progress, c.id: 70}
+    assert await _progress(gens, a, b, c) == [70, b.progress, 70]
 
 
 async def test_nothing_is_answered_or_visible_before_commit_and_a_cut_batch_writes_none(
