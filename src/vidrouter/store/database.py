@@ -22,6 +22,7 @@ from vidrouter.store import dialect
 from vidrouter.store.group_commit import GroupCommit, Work
 
 R = TypeVar("R")
+GROUP_COMMIT_PARALLEL = 4  # on PostgreSQL: batches written at once
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +129,10 @@ class Database:
                 return await work(conn)
         loop = asyncio.get_running_loop()
         if self._group is None or self._group.loop is not loop:
-            self._group = GroupCommit(self, loop)
+            # SQLite writes one batch at a time anyway (its single writer); PostgreSQL a few
+            # at once, each on its own connection.
+            parallel = 1 if self.dialect == "sqlite" else GROUP_COMMIT_PARALLEL
+            self._group = GroupCommit(self, loop, parallel=parallel)
         return await self._group.run(work)
 
     async def changed(self, statement: Executable) -> int:

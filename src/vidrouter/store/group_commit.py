@@ -38,13 +38,22 @@ MAX_BATCH = 64  # items per transaction: bounds how long one batch holds SQLite'
 
 class GroupCommit:
     def __init__(
-        self, db: Database, loop: asyncio.AbstractEventLoop, *, max_batch: int = MAX_BATCH
+        self,
+        db: Database,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        parallel: int = 1,
+        max_batch: int = MAX_BATCH,
     ) -> None:
         self._db = db
         self.loop = loop  # its futures and task belong to this loop
+        self._parallel = parallel  # batches written at once (1 for SQLite's single writer)
         self._max_batch = max_batch
         self._queue: deque[tuple[Work[Any], asyncio.Future[Any]]] = deque()
-        self._flusher: asyncio.Task[None] | None = None
+        self._flushers: set[asyncio.Task[None]] = set()
+        # Flushers waiting for their transaction: what is queued meanwhile is theirs to take,
+        # so another is started only when none is waiting.
+        self._gathering = 0
 
     async def run(self, work: Work[R]) -> R:
         """Run `work` in a write transaction, shared with the writes queued beside it; its
@@ -52,35 +61,58 @@ class GroupCommit:
         sees to it): the batch would wait for the lock that write holds."""
         done: asyncio.Future[R] = self.loop.create_future()
         self._queue.append((work, done))
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush(), name="group-commit")
+        # A finished flusher leaves the set only in a callback that may not have run yet.
+        self._flushers = {f for f in self._flushers if not f.done()}
+        if self._gathering == 0 and len(self._flushers) < self._parallel:
+            self._gathering += 1  # from now: it takes what queues until its transaction
+            self._flushers.add(asyncio.create_task(self._flush(), name="group-commit"))
         return await done
 
     async def _flush(self) -> None:
-        while self._queue:
-            batch: list[tuple[Work[Any], asyncio.Future[Any]]] = []
-            try:
-                async with self._db.write() as conn:
-                    # Taken once the writer is ours: what queued while waiting for it joins.
-                    batch = self._take()
-                    results = [await work(conn) for work, _ in batch]
-            except Exception as exc:
-                if len(batch) > 1:
-                    log.info("group_commit_split", extra={"items": len(batch)}, exc_info=True)
-                    await self._one_by_one(batch)
-                else:  # the item's own failure, or no transaction at all: theirs to know
-                    for _, done in batch or self._take():
-                        if not done.done():
-                            done.set_exception(exc)
-                continue
-            except BaseException:
-                # Canceled (the loop is closing): nobody is told a write happened.
-                for _, done in (*batch, *self._queue):
-                    done.cancel()
-                raise
-            for (_, done), result in zip(batch, results, strict=True):
+        """Batches until the queue is empty; counted in `_gathering` until each batch is
+        taken (from its creation for the first)."""
+        try:
+            while True:
+                await self._round()
+                if not self._queue:
+                    return
+                self._gathering += 1
+        except BaseException:
+            # Canceled (the loop is closing): nobody is told a write happened.
+            for _, done in self._queue:
+                done.cancel()
+            raise
+
+    async def _round(self) -> None:
+        """One batch: taken once the transaction is ours (what queued while waiting for it
+        joins), written, committed, then its callers answered."""
+        batch: list[tuple[Work[Any], asyncio.Future[Any]]] = []
+        gathering = True
+        try:
+            async with self._db.write() as conn:
+                batch, gathering = self._take(), False
+                self._gathering -= 1
+                results = [await work(conn) for work, _ in batch]
+        except Exception as exc:
+            if len(batch) > 1:
+                log.info("group_commit_split", extra={"items": len(batch)}, exc_info=True)
+                await self._one_by_one(batch)
+                return
+            # The item's own failure, or no transaction at all: theirs to know.
+            for _, done in batch or self._take():
                 if not done.done():
-                    done.set_result(result)
+                    done.set_exception(exc)
+            return
+        except BaseException:
+            for _, done in batch:
+                done.cancel()
+            raise
+        finally:
+            if gathering:
+                self._gathering -= 1
+        for (_, done), result in zip(batch, results, strict=True):
+            if not done.done():
+                done.set_result(result)
 
     def _take(self) -> list[tuple[Work[Any], asyncio.Future[Any]]]:
         batch: list[tuple[Work[Any], asyncio.Future[Any]]] = []
