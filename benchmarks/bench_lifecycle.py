@@ -16,8 +16,9 @@ routed to the fake, and this load process (raw asyncio, `loadgen.py`). Phases, o
     python benchmarks/bench_lifecycle.py [--count 3000] [--database sqlite|postgres]
         [--seconds 5] [--profile profile.txt] [--litellm] [--json out.json]
 
-`--profile` runs py-spy (from benchmarks/.venv-litellm, see bench_litellm.py) on the
-server during the lifecycle phase and writes its top functions.
+`--profile` runs py-spy (the running environment's, or benchmarks/.venv-litellm's, see
+bench_litellm.py) on the server during the lifecycle phase and writes its stacks (raw,
+collapsed). `--lifecycle-only` stops after phase 1.
 """
 
 from __future__ import annotations
@@ -46,7 +47,15 @@ from loadgen import run_load  # noqa: E402
 from tests.support.chaos import MODEL  # noqa: E402
 from tests.support.scaleout import UPSTREAM_KEY_ENV, upstream_catalog  # noqa: E402
 
-PY_SPY = HERE / ".venv-litellm" / "bin" / "py-spy"
+# py-spy from the running environment, else from LiteLLM's (bench_litellm.py installs it).
+PY_SPY = next(
+    (
+        p
+        for p in (Path(sys.executable).parent / "py-spy", HERE / ".venv-litellm" / "bin" / "py-spy")
+        if p.exists()
+    ),
+    HERE / ".venv-litellm" / "bin" / "py-spy",
+)
 
 
 def start_fake(port: int, *flags: str) -> subprocess.Popen[bytes]:
@@ -238,6 +247,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         if spy is not None:
             spy.send_signal(2)
             spy.wait(60)
+        if args.lifecycle_only:
+            return results
         s, c = args.seconds, args.connections
         results["get_generation"] = await rate(
             f"{base}/v1/generations/{g['id']}", s, c, headers=headers
@@ -282,6 +293,7 @@ if __name__ == "__main__":
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--profile", default=None)
     parser.add_argument("--litellm", action="store_true", help="also LiteLLM's proxy")
+    parser.add_argument("--lifecycle-only", action="store_true", help="only phase 1")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     report(asyncio.run(main(args)), args.json)

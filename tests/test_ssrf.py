@@ -38,6 +38,7 @@ from vidrouter.net.fetch import (
     ResponseTooLarge,
     guarded_get,
     guarded_post,
+    post_with,
 )
 from vidrouter.net.guard import ForbiddenAddress, check_url, guarded_client
 from vidrouter.providers import images
@@ -121,6 +122,9 @@ async def test_hostile_url_forms_are_never_contacted(url: str) -> None:
         await guarded_post(
             url, content=b"{}", headers={}, allow_private=False, timeout=5, resolver=dns
         )
+    async with guarded_client(allow_private=False, timeout=5, resolver=dns) as client:
+        with pytest.raises(ForbiddenAddress):
+            await post_with(client, url, content=b"{}", headers={}, timeout=5)
     assert dns.lookups == []  # decided without DNS
 
 
@@ -281,6 +285,32 @@ async def test_pinning_through_real_sockets(monkeypatch: pytest.MonkeyPatch) -> 
         assert second[2] == b"two"
         assert len(one.seen) == 1 and len(two.seen) == 1
         assert dns.lookups == ["rebind.test", "rebind.test"]
+
+
+async def test_a_kept_alive_connection_stays_on_the_address_checked_when_it_opened() -> None:
+    # The webhook sender's long-lived client (post_with) reuses a connection per origin: one
+    # look-up and one connect for several deliveries; a name that rebinds meanwhile changes
+    # nothing, the connection was made to the checked address.
+    receiver = WebhookReceiver()
+    async with serve_app(receiver) as base:
+        port = base.rsplit(":", 1)[1]
+        dns = FakeDNS().add("hooks.test", ["127.0.0.1"], ["10.0.0.1"])
+        async with guarded_client(allow_private=True, timeout=5, resolver=dns) as client:
+            for _ in range(3):
+                url = f"http://hooks.test:{port}/hook"
+                assert await post_with(client, url, content=b"{}", headers={}, timeout=5) == 200
+    assert dns.lookups == ["hooks.test"]
+    assert receiver.attempts == 3
+
+
+async def test_a_post_answer_past_the_drain_cap_is_cut() -> None:
+    async with (
+        raw_server(endless(declare=None)) as (raw, port),
+        guarded_client(allow_private=True, timeout=5) as client,
+    ):
+        url = f"http://127.0.0.1:{port}/hook"
+        assert await post_with(client, url, content=b"{}", headers={}, timeout=5) == 200
+    assert raw.sent < 16 * 1024 * 1024  # closed after the cap, not read to its end
 
 
 async def test_the_next_checked_address_is_tried_when_one_refuses() -> None:

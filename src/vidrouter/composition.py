@@ -265,6 +265,7 @@ class Composition:
             clock=self.clock,
             observer=self.observer,
         )
+        self._http.append(sender.http)
         # Deliveries hold short, renewed leases like generations: a delivery in flight in a
         # killed process is tried again within one lease, however slow its receiver was.
         self.webhook_loop = loop(

@@ -148,16 +148,11 @@ class WorkLoop(Generic[T]):
 
     async def _sleep(self) -> None:
         timeout = self._idle_poll
-        try:
-            due = await self._next_due(self._clock())
-        except Exception as exc:
-            self._log.failure("next_due_failed", exc, {"loop": self.name})
-            due = None
-        if due is not None:
+        # Full, the loop claims nothing until a task ends (which wakes it): no read needed.
+        due = await self._read_next_due() if self.active < self._capacity else None
+        if due is not None and self.active < self._capacity:
             until_due = (due - self._clock()).total_seconds()
             timeout = max(0.005, min(timeout, until_due))
-        if self.active >= self._capacity:
-            timeout = self._idle_poll
         self._planned = self._clock() + timedelta(seconds=timeout)
         try:
             with contextlib.suppress(TimeoutError):
@@ -165,6 +160,13 @@ class WorkLoop(Generic[T]):
         finally:
             self._planned = None
         self._wake.clear()
+
+    async def _read_next_due(self) -> datetime | None:
+        try:
+            return await self._next_due(self._clock())
+        except Exception as exc:
+            self._log.failure("next_due_failed", exc, {"loop": self.name})
+            return None
 
     async def _heartbeat(self) -> None:
         interval = self._lease.total_seconds() / 3

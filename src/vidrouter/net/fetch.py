@@ -1,7 +1,11 @@
 """GET and POST to URLs that users chose (image URLs, webhooks), through the guard.
 
 Each call opens its own guarded client (`guard.guarded_client`): the host is resolved once,
-every address checked, the connection pinned to a checked one. Redirects are never followed
+every address checked, the connection pinned to a checked one. `post_with` sends over a
+long-lived guarded client instead (the webhook sender's): its pool keeps connections alive
+per origin, each one made to an address checked when it was opened, so a reused connection
+still goes only where the guard allowed; a body it does not drain within a small cap closes
+the connection rather than leaving it for reuse. Redirects are never followed
 (a 3xx is returned as it is), `timeout` bounds the whole exchange, not only each read, so a
 server that drips a byte a second cannot hold us, and a body is read up to `max_bytes` and
 no further. Bodies are taken uncompressed only: a decompressor could turn a small response
@@ -27,7 +31,12 @@ __all__ = [
     "ResponseTooLarge",
     "guarded_get",
     "guarded_post",
+    "post_with",
 ]
+
+# Bytes of a POST's answer read so that its connection can be kept alive; past that the
+# connection is closed (a receiver may answer with anything).
+_DRAIN_BYTES = 64 * 1024
 
 
 class OutboundTimeout(OutboundError):
@@ -78,6 +87,44 @@ async def guarded_post(
         return response.status_code
 
 
+async def post_with(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    content: bytes,
+    headers: Mapping[str, str],
+    timeout: float,  # noqa: ASYNC109 (the whole exchange)
+) -> int:
+    """The status of a POST over `client`, a long-lived `guard.guarded_client` whose pool
+    keeps connections alive. Same errors and deadline as `guarded_post`."""
+    if not url.lower().startswith(("http://", "https://")):
+        raise ForbiddenAddress("not an absolute http(s) URL")
+    async with (
+        _outbound(timeout),
+        client.stream("POST", url, content=content, headers=dict(headers)) as response,
+    ):
+        size = 0
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size > _DRAIN_BYTES:
+                break  # closed undrained: the pool drops the connection
+        return response.status_code
+
+
+@contextlib.asynccontextmanager
+async def _outbound(timeout: float) -> AsyncIterator[None]:  # noqa: ASYNC109
+    """The whole exchange under a deadline, its failures as OutboundErrors."""
+    try:
+        async with asyncio.timeout(timeout):
+            yield
+    except (TimeoutError, httpx.TimeoutException) as exc:
+        raise OutboundTimeout(f"no complete answer within {timeout:g} s") from exc
+    except httpx.InvalidURL as exc:
+        raise ForbiddenAddress(f"not a valid http(s) URL: {exc}") from exc
+    except httpx.HTTPError as exc:
+        raise OutboundFailed(f"{type(exc).__name__}: {exc}") from exc
+
+
 @contextlib.asynccontextmanager
 async def _guarded(
     url: str,
@@ -89,18 +136,11 @@ async def _guarded(
     """A one-request guarded client under a deadline, with its failures as OutboundErrors."""
     if not url.lower().startswith(("http://", "https://")):
         raise ForbiddenAddress("not an absolute http(s) URL")
-    try:
-        async with (
-            asyncio.timeout(timeout),
-            guarded_client(allow_private=allow_private, timeout=timeout, resolver=resolver) as c,
-        ):
-            yield c
-    except (TimeoutError, httpx.TimeoutException) as exc:
-        raise OutboundTimeout(f"no complete answer within {timeout:g} s") from exc
-    except httpx.InvalidURL as exc:
-        raise ForbiddenAddress(f"not a valid http(s) URL: {exc}") from exc
-    except httpx.HTTPError as exc:
-        raise OutboundFailed(f"{type(exc).__name__}: {exc}") from exc
+    async with (
+        _outbound(timeout),
+        guarded_client(allow_private=allow_private, timeout=timeout, resolver=resolver) as c,
+    ):
+        yield c
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:

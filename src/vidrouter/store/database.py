@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -19,6 +19,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from vidrouter.domain.errors import VidrouterError
 from vidrouter.store import dialect
+from vidrouter.store.group_commit import GroupCommit, Work
+
+R = TypeVar("R")
+GROUP_COMMIT_PARALLEL = 4  # on PostgreSQL: batches written at once
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +92,7 @@ class Database:
         # that sleeping, not the work, was what bounded the engine (docs/performance.md).
         self._write_lock: _WriteLock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._group: GroupCommit | None = None
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
@@ -113,6 +118,22 @@ class Database:
         finally:
             _writing.reset(token)
             lock.release()
+
+    async def grouped(self, work: Work[R]) -> R:
+        """Run `work` in a write transaction shared with other tasks' grouped writes (group
+        commit, store/group_commit.py): for small writes of many concurrent tasks. Its
+        result once that transaction committed; an exception only for its own failure."""
+        if _writing.get():
+            # Inside a write already: a batch would wait for the lock this task holds.
+            async with self.write() as conn:
+                return await work(conn)
+        loop = asyncio.get_running_loop()
+        if self._group is None or self._group.loop is not loop:
+            # SQLite writes one batch at a time anyway (its single writer); PostgreSQL a few
+            # at once, each on its own connection.
+            parallel = 1 if self.dialect == "sqlite" else GROUP_COMMIT_PARALLEL
+            self._group = GroupCommit(self, loop, parallel=parallel)
+        return await self._group.run(work)
 
     async def changed(self, statement: Executable) -> int:
         """Run one writing statement in a transaction of its own: the rows it changed."""

@@ -69,7 +69,9 @@ class DeliveryStore(LeasedRows[Delivery]):
         error: str | None,
         delivered_at: datetime | None = None,
     ) -> bool:
-        changed = await self._db.changed(
+        """The outcome of a try, if `owner` still holds the delivery's lease (grouped with
+        other tasks' writes: store/group_commit.py)."""
+        statement = (
             update(t)
             .where(t.c.id == delivery_id, t.c.lease_owner == owner)
             .values(
@@ -83,7 +85,11 @@ class DeliveryStore(LeasedRows[Delivery]):
                 lease_until=None,
             )
         )
-        return changed == 1
+
+        async def write(conn: AsyncConnection) -> bool:
+            return (await conn.execute(statement)).rowcount == 1
+
+        return await self._db.grouped(write)
 
     async def for_generation(self, generation_id: str) -> list[Delivery]:
         async with self._db.read() as conn:

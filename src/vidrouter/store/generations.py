@@ -8,26 +8,30 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, delete, insert, or_, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain import ids
 from vidrouter.domain.generation import (
-    TERMINAL,
     Generation,
     Status,
     Step,
 )
 from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
-from vidrouter.store.generation_rows import columns, generation_from_row
+from vidrouter.store.generation_rows import (
+    ACTIVE,
+    REPLACE_FENCED,
+    REPLACE_UNFINISHED,
+    columns,
+    generation_from_row,
+    replacing_params,
+)
 from vidrouter.store.leases import LeasedRows
 from vidrouter.store.tables import generations as t
 from vidrouter.store.tables import idempotency_keys as idem
 from vidrouter.store.tables import webhook_deliveries as deliveries_table
-
-_ACTIVE = [s.value for s in Status if s not in TERMINAL]
 
 # Run in an insert's transaction before the row is written (e.g. the budget check): it may
 # read and lock, and refuses the insert by raising.
@@ -222,8 +226,10 @@ class GenerationStore(LeasedRows[Generation]):
     ) -> bool:
         """Write the engine's new version of a row it holds the lease on, with the webhook
         deliveries of a terminal state in the same transaction (the outbox). False when the
-        lease was lost or the row became terminal meanwhile (e.g. canceled): nothing written."""
-        return await self._write_unfinished(generation, deliveries, t.c.lease_owner == owner)
+        lease was lost or the row became terminal meanwhile (e.g. canceled): nothing written.
+        Concurrent saves share one transaction (group commit); each answers for its own row,
+        and only once that transaction committed."""
+        return await self._write_unfinished(generation, deliveries, owner=owner)
 
     async def delete(
         self, generation_id: str, *, account_id: str, now: datetime
@@ -287,7 +293,7 @@ class GenerationStore(LeasedRows[Generation]):
             .where(
                 t.c.id == generation_id,
                 t.c.step == Step.POLL.value,
-                t.c.status.in_(_ACTIVE),
+                t.c.status.in_(ACTIVE),
                 t.c.next_attempt_at > now,
             )
             .values(next_attempt_at=now)
@@ -298,22 +304,31 @@ class GenerationStore(LeasedRows[Generation]):
         """Write the canceled version of a generation that is still unfinished, whoever holds
         its lease (the holder's next save then fails), with its webhook deliveries. False when
         it had finished already."""
-        return await self._write_unfinished(canceled, deliveries)
+        return await self._write_unfinished(canceled, deliveries, owner=None)
 
     async def _write_unfinished(
-        self, g: Generation, deliveries: Sequence[Delivery], *conditions: ColumnElement[bool]
+        self, g: Generation, deliveries: Sequence[Delivery], *, owner: str | None
     ) -> bool:
-        """Replace a row that is still unfinished (and meets `conditions`) by `g`, with its
-        webhook deliveries in the same transaction. False, nothing written, otherwise."""
-        async with self._db.write() as conn:
-            result = await conn.execute(
-                update(t)
-                .where(t.c.id == g.id, t.c.status.in_(_ACTIVE), *conditions)
-                .values(**columns(g))
-            )
+        """Replace a row that is still unfinished (and, with `owner`, whose lease `owner`
+        holds) by `g`, with its webhook deliveries in the same transaction. False, nothing
+        written, otherwise. The engine's saves (with `owner`) go in a transaction shared
+        with other tasks' writes (group commit); a cancel in its own."""
+        statement = REPLACE_UNFINISHED if owner is None else REPLACE_FENCED
+        params = replacing_params(g, owner)
+
+        async def write(conn: AsyncConnection) -> bool:
+            result = await conn.execute(statement, params)
             if result.rowcount != 1:
                 return False
             for delivery in deliveries:
                 await insert_delivery(conn, delivery)
-        self._remember(g)
-        return True
+            return True
+
+        if owner is not None:
+            written = await self._db.grouped(write)
+        else:
+            async with self._db.write() as conn:
+                written = await write(conn)
+        if written:
+            self._remember(g)
+        return written

@@ -16,6 +16,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, func, insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain.routing import RouteStats, summarise
 from vidrouter.store.database import Database
@@ -32,8 +33,10 @@ class RouteStatsStore:
     async def record(
         self, route: str, outcome: str, seconds: float | None, *, now: datetime, keep: timedelta
     ) -> None:
-        """One finished job of `route`: `completed`, `failed` or `timed_out`."""
-        async with self._db.write() as conn:
+        """One finished job of `route`: `completed`, `failed` or `timed_out` (grouped with
+        other tasks' writes: store/group_commit.py)."""
+
+        async def write(conn: AsyncConnection) -> None:
             await conn.execute(
                 insert(route_outcomes).values(
                     route=route, outcome=outcome, seconds=seconds, finished_at=now
@@ -44,6 +47,8 @@ class RouteStatsStore:
                     route_outcomes.c.route == route, route_outcomes.c.finished_at < now - keep
                 )
             )
+
+        await self._db.grouped(write)
 
     async def summary(self, *, since: datetime) -> dict[str, RouteStats]:
         """Every route's stats over the jobs finished since `since`."""
