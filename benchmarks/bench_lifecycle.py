@@ -14,6 +14,7 @@ routed to the fake, and this load process (raw asyncio, `loadgen.py`). Phases, o
    and content of `/v1/videos`, against ours on the same shape.
 
     python benchmarks/bench_lifecycle.py [--count 3000] [--database sqlite|postgres]
+        [--worker-processes N]
         [--seconds 5] [--profile profile.txt] [--litellm] [--json out.json]
 
 `--profile` runs py-spy (the running environment's, or benchmarks/.venv-litellm's, see
@@ -78,10 +79,10 @@ def create_key(env: dict[str, str]) -> dict[str, str]:
     return {"Authorization": f"Bearer {json.loads(made.stdout)['key']}"}
 
 
-def serve(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
+def serve(env: dict[str, str], port: int, log: Path, role: str = "all") -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "vidrouter.cli", "serve"],
-        env={**env, "VIDROUTER_PORT": str(port)},
+        env={**env, "VIDROUTER_PORT": str(port), "VIDROUTER_ROLE": role},
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -104,21 +105,26 @@ def report(result: dict[str, Any], path: str | None) -> None:
 
 
 class Sampler:
-    """CPU seconds and RSS of a process, from /proc."""
+    """CPU seconds and RSS of the server's processes (added up), from /proc."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
+    def __init__(self, *pids: int) -> None:
+        self.pids = pids
         self.rss_mb: list[float] = []
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in self.pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        return total / os.sysconf("SC_CLK_TCK")
 
     def rss(self) -> float:
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return 0.0
+        total = 0.0
+        for pid in self.pids:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        return total
 
     async def sample(self, stop: asyncio.Event, every: float = 1.0) -> None:
         while not stop.is_set():
@@ -151,7 +157,7 @@ def server_env(tmp: Path, database_url: str | None, upstream: str, workers: int)
 
 
 async def lifecycle(
-    base: str, fake: str, headers: dict[str, str], count: int, connections: int, pid: int
+    base: str, fake: str, headers: dict[str, str], count: int, connections: int, *pids: int
 ) -> dict[str, Any]:
     numbers = itertools.count()
     hook = f"{fake}/hook"
@@ -160,7 +166,7 @@ async def lifecycle(
         n = next(numbers)
         return json.dumps({"model": MODEL, "prompt": f"p{n}", "webhook_url": hook}).encode()
 
-    sampler = Sampler(pid)
+    sampler = Sampler(*pids)
     stop = asyncio.Event()
     sampling = asyncio.create_task(sampler.sample(stop))
     async with httpx.AsyncClient(timeout=30) as client:
@@ -228,11 +234,24 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         database_url = pg_url(pg_name)
     env = server_env(tmp, database_url, fake, args.workers)
     headers = create_key(env)
-    server = serve(env, port, tmp / "serve.log")
-    results: dict[str, Any] = {"database": args.database, "workers": args.workers}
+    # --worker-processes N: the split deployment of docs/deployment.md on one machine, an
+    # `--role api` process taking the requests and N `--role worker` processes the engine.
+    role = "api" if args.worker_processes else "all"
+    server = serve(env, port, tmp / "serve.log", role)
+    worker_ports = [free_port() for _ in range(args.worker_processes)]
+    workers = [serve(env, p, tmp / f"worker-{p}.log", "worker") for p in worker_ports]
+    results: dict[str, Any] = {
+        "database": args.database,
+        "workers": args.workers,
+        "worker_processes": args.worker_processes,
+    }
     spy = None
     try:
-        await asyncio.gather(wait_ready(f"{fake}/hook/count"), wait_ready(f"{base}/readyz"))
+        await asyncio.gather(
+            wait_ready(f"{fake}/hook/count"),
+            wait_ready(f"{base}/readyz"),
+            *(wait_ready(f"http://127.0.0.1:{p}/readyz") for p in worker_ports),
+        )
         g = await finished_generation(base, headers)
         assert g["status"] == "completed", g
         if args.profile and PY_SPY.exists():
@@ -242,7 +261,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 stderr=subprocess.DEVNULL,
             )
         results["lifecycle"] = await lifecycle(
-            base, fake, headers, args.count, args.connections, server.pid
+            base, fake, headers, args.count, args.connections, server.pid, *(w.pid for w in workers)
         )
         if spy is not None:
             spy.send_signal(2)
@@ -275,7 +294,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
             results["litellm"] = await measure(fake, s, c)
     finally:
-        stop(server)
+        for proc in (server, *workers):
+            stop(proc)
         stop(fake_proc)
         if pg_name is not None:
             from tests.support.databases import drop_pg_database
@@ -288,7 +308,13 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else "")
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=64, help="engine tasks per process")
+    parser.add_argument(
+        "--worker-processes",
+        type=int,
+        default=0,
+        help="0: one `serve --role all`; N: one `--role api` and N `--role worker` processes",
+    )
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--profile", default=None)
