@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+from starlette.types import Message
+
 from tests.support.harness import Harness
+from vidrouter.api.routes.content import _LocalFile
 
 
 async def _finished_video_url(app: Harness) -> str:
@@ -101,3 +109,46 @@ async def test_a_hot_small_video_stops_being_served_once_deleted(app: Harness) -
     gone = await app.client.get(url)
     assert gone.status_code == 404
     assert gone.json()["error"]["code"] == "content_not_found"
+
+
+async def _answer_of(response: Any, method: str, extensions: dict[str, Any]) -> list[Message]:
+    scope = {"type": "http", "method": method, "headers": [], "extensions": extensions}
+    sent: list[Message] = []
+
+    async def receive() -> Message:  # a client that stays till the end
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    await response(scope, receive, send)
+    return sent
+
+
+@pytest.mark.parametrize(
+    ("method", "extensions"),
+    [("GET", {}), ("HEAD", {}), ("GET", {"http.response.zerocopysend": {}})],
+)
+async def test_a_video_deleted_between_its_stat_and_its_send_is_a_404(
+    tmp_path: Path, method: str, extensions: dict[str, Any]
+) -> None:
+    """The route stats the blob, then the file response opens it: a delete in between (a
+    user deleting the video while a player fetches it) is the route's 404, not a 500."""
+    gone = tmp_path / "videos" / "gen_deleted.mp4"  # stat'ed by the route, deleted since
+    sent = await _answer_of(_LocalFile(gone, None, media_type="video/mp4"), method, extensions)
+    assert sent[0]["type"] == "http.response.start"
+    assert sent[0]["status"] == 404
+    body = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    assert body["error"]["code"] == "content_not_found"
+    assert body["error"]["type"] == "not_found_error"
+
+
+async def test_a_file_that_is_there_is_sent_whole(tmp_path: Path) -> None:
+    """The same response object, the file present: its bytes (the 404 above is not a
+    blanket answer)."""
+    video = tmp_path / "gen_there.mp4"
+    video.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)))
+    sent = await _answer_of(_LocalFile(video, None, media_type="video/mp4"), "GET", {})
+    assert sent[0]["status"] == 200
+    assert b"".join(m.get("body", b"") for m in sent[1:]) == video.read_bytes()

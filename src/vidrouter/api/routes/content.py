@@ -23,10 +23,10 @@ from typing import BinaryIO
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.datastructures import MutableHeaders
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from vidrouter.api.deps import ContentDep
-from vidrouter.api.errors import PermissionDenied, error_body
+from vidrouter.api.errors import PermissionDenied, error_body, send_error
 from vidrouter.domain.errors import NotFound, Unavailable
 from vidrouter.domain.media import media_type_of
 from vidrouter.storage.base import BlobInfo, BlobStorage, StorageUnavailable
@@ -168,6 +168,23 @@ class _LocalFile(FileResponse):
         self._byte_range = byte_range
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._send_file(scope, receive, tracked)
+        except (FileNotFoundError, RuntimeError):
+            # Deleted between the route's stat and the open (a delete racing a download):
+            # a 404 like the route's own, not a 500. Once the head is out, nothing to answer.
+            if started or await asyncio.to_thread(os.path.exists, self.path):
+                raise
+            await send_error(send, 404, "content_not_found", "the video no longer exists")
+
+    async def _send_file(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] == "GET" and ZEROCOPY in scope.get("extensions", {}):
             await self._zero_copy(send)
             return
