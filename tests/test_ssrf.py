@@ -43,7 +43,6 @@ from vidrouter.net.fetch import (
 from vidrouter.net.guard import ForbiddenAddress, check_url, guarded_client
 from vidrouter.providers import images
 from vidrouter.providers.base import InvalidInput
-from vidrouter.webhooks import deliver
 
 PUBLIC = "93.184.215.14"  # never contacted: only the recording backend "connects" to it
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
@@ -515,7 +514,6 @@ async def test_post_sends_body_and_headers_and_returns_the_status() -> None:
 # --- 6. the callers: webhook delivery and image fetching ------------------------------------
 
 HOOK_HOST = "hooks.customer.example"
-_DELIVER_USES_THE_GUARD = "guarded_post" in vars(deliver)
 _IMAGES_USE_THE_GUARD = "guarded_get" in vars(images)
 
 
@@ -560,9 +558,6 @@ async def test_a_webhook_to_a_name_resolving_private_is_never_sent(
     assert "127.0.0.1" not in delivery.last_error
 
 
-@pytest.mark.skipif(
-    not _DELIVER_USES_THE_GUARD, reason="webhooks/deliver.py does not send via net.fetch yet"
-)
 async def test_a_webhook_goes_to_the_checked_address_of_its_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
