@@ -79,12 +79,9 @@ async def guarded_post(
     timeout: float,  # noqa: ASYNC109 (also sets the per-read limits)
     resolver: Resolver | None = None,
 ) -> int:
-    """The status of a POST. The response body is never read (the connection is closed)."""
-    async with (
-        _guarded(url, allow_private=allow_private, timeout=timeout, resolver=resolver) as client,
-        client.stream("POST", url, content=content, headers=dict(headers)) as response,
-    ):
-        return response.status_code
+    """The status of a POST over a client of its own (`post_with` on a one-request client)."""
+    async with _guarded(url, allow_private=allow_private, timeout=timeout, resolver=resolver) as c:
+        return await post_with(c, url, content=content, headers=headers, timeout=timeout)
 
 
 async def post_with(
