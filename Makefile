@@ -1,19 +1,44 @@
-# The two commands of the README. Each one sets up what it needs (idempotently) first.
+# The two commands of the README (run, test) and the maintainers' (lint, fmt, lock, image).
+# Each one sets up what it needs (idempotently) first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint bench clean
+# Test processes side by side (pytest-xdist); the system tests stay together on one of them.
+TEST_WORKERS ?= 2
+
+.PHONY: run test lint fmt lock image bench clean
+
+CODE := src tests benchmarks scripts
 
 run: $(STAMP)
 	$(BIN)/vidrouter serve
 
-test: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks scripts
-	$(BIN)/ruff format --check src tests benchmarks scripts
+test: lint
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup
+
+# What CI checks besides the tests (also the pre-commit hooks): lint, format, types.
+lint: $(STAMP)
+	$(BIN)/ruff check $(CODE)
+	$(BIN)/ruff format --check $(CODE)
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/mypy tests
+
+# Fix what can be fixed: lint autofixes and formatting.
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix $(CODE)
+	$(BIN)/ruff format $(CODE)
+
+# requirements.lock: the image's dependencies, pinned with their hashes, from pyproject.toml
+# (run after changing a dependency there; commit the result).
+lock: $(STAMP)
+	$(BIN)/uv pip compile --native-tls --universal --python-version 3.11 --generate-hashes \
+		--custom-compile-command "make lock" --index-url https://pypi.org/simple \
+		pyproject.toml deploy/build-requirements.in -o requirements.lock
+
+image:
+	docker build -t vidrouter .
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -21,10 +21,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 try:
-    from vidrouter.providers.local_render import RESOLUTIONS, RenderSpec, render_video
+    from vidrouter.providers.local.render import RESOLUTIONS, RenderSpec, render_video
 except ImportError:  # running from a checkout without the package installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from vidrouter.providers.local_render import RESOLUTIONS, RenderSpec, render_video
+    from vidrouter.providers.local.render import RESOLUTIONS, RenderSpec, render_video
 
 import av
 import numpy as np

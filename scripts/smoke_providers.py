@@ -65,10 +65,10 @@ async def main(only: set[str] | None, limit_seconds: float) -> int:
                 "prompt": "a paper boat on a calm lake, morning light",
                 "duration": duration,
             }
-            g = await service.use_cases.create(key.key, service.use_cases.check(body))
+            g = await service.generations.create(key.key, service.generations.check(body))
             started = time.monotonic()
             while True:
-                current = await service.generations.get(g.id)
+                current = await service.generation_store.get(g.id)
                 assert current is not None
                 if current.status.terminal or time.monotonic() - started > limit_seconds:
                     break

@@ -14,33 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.catalogs import local_model
+from tests.support.budgets import EACH, HEADER, PRICE, SECONDS, write_catalog
 from tests.support.harness import Harness, running, test_settings
 from vidrouter.domain import ids
 from vidrouter.domain.generation import Generation, Status, Step
 from vidrouter.store.budgets import Budget, BudgetStore
 from vidrouter.store.keys import NewKey
-
-PRICE = 0.1  # USD per second of the local route below
-SECONDS = 4  # the default duration: every create here costs an estimated $0.40
-EACH = PRICE * SECONDS
-HEADER = "X-Budget-Remaining-USD"
-
-CATALOG = local_model(
-    "house-paid",
-    PRICE,
-    name="House paid",
-    description="The local renderer at a price, to spend money in tests.",
-    max_duration=8,
-    default_duration=SECONDS,
-    aspect_ratios=["16:9", "1:1"],
-)
-
-
-def write_catalog(directory: Path) -> Path:
-    path = directory / "catalog.toml"
-    path.write_text(CATALOG)
-    return path
 
 
 @contextlib.asynccontextmanager
@@ -168,7 +147,7 @@ async def test_periods_reset_at_utc_day_and_month(tmp_path: Path, database_url: 
             (day_start - timedelta(seconds=1), Status.COMPLETED),
             (month_start - timedelta(seconds=1), Status.QUEUED),
         ):
-            await app.service.generations.insert(_spent(key, at, status, 1.0))
+            await app.service.generation_store.insert(_spent(key, at, status, 1.0))
 
         store = budgets_of(app)
         await store.set_key_budget(key.key.id, Budget(EACH, "day"))
@@ -294,7 +273,7 @@ async def test_usage_groups_by_route(tmp_path: Path) -> None:
         key = await app.new_key()
         made = (await create(app, key)).json()
         await app.wait_for(key, made["id"])
-        await app.service.generations.insert(
+        await app.service.generation_store.insert(
             _spent(key, datetime.now(UTC) - timedelta(minutes=1), Status.QUEUED, 1.0)
         )
         usage = await app.client.get("/v1/usage?group_by=route", headers=app.auth(key))

@@ -14,9 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.budgets import CATALOG, EACH, HEADER, write_catalog
+from tests.support.cli import CliResult
 from tests.support.harness import running, test_settings
 from tests.support.process import VIDROUTER, ServeProcess, cli_env, create_key, run_cli
-from tests.test_budgets import CATALOG, EACH, HEADER, write_catalog
 
 BODY = {"model": "house-paid", "prompt": "a paid fox"}
 
@@ -43,7 +44,7 @@ class ApiOnlyServer(ServeProcess):
         raise TimeoutError(self.log.read_text()[-2000:])
 
 
-def ok_json(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+def ok_json(result: CliResult) -> dict[str, Any]:
     assert result.returncode == 0, result.stderr
     out: dict[str, Any] = json.loads(result.stdout)
     return out

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tests.fakes.openai_videos import FakeOpenAIVideos
 from tests.support.harness import running, test_settings
+from tests.support.openai_videos import KEY, KEY_ENV, operator_catalog
 from tests.support.servers import serve_app
-from tests.test_provider_openai_videos import KEY, KEY_ENV, operator_catalog
 
 
 async def test_cancel_reaches_the_provider(tmp_path: Path) -> None:
@@ -27,7 +27,7 @@ async def test_cancel_reaches_the_provider(tmp_path: Path) -> None:
             await app.wait_for(key, gid, statuses=("in_progress",), timeout=10)
             canceled = await app.client.post(f"/v1/generations/{gid}/cancel", headers=app.auth(key))
             assert canceled.status_code == 200 and canceled.json()["status"] == "canceled"
-            g = await app.service.generations.get(gid)
+            g = await app.service.generation_store.get(gid)
             assert g is not None and g.provider_job_id is not None
             for _ in range(100):
                 if g.provider_job_id in fake.deleted:
@@ -36,9 +36,9 @@ async def test_cancel_reaches_the_provider(tmp_path: Path) -> None:
             assert fake.deleted == [g.provider_job_id]
             # Nothing is left to do for it, and it stays canceled.
             for _ in range(100):
-                row = await app.service.generations.get(gid)
+                row = await app.service.generation_store.get(gid)
                 assert row is not None
-                fresh = await app.service.generations.page(key.key.account_id, limit=1)
+                fresh = await app.service.generation_store.page(key.key.account_id, limit=1)
                 if fresh.data and fresh.data[0].next_attempt_at is None:
                     break
                 await asyncio.sleep(0.05)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.process import cli_env, run_cli
 from vidrouter.domain.catalog import load_catalog, offer
 from vidrouter.domain.catalog_diff import PublishedLimits, compare
@@ -82,3 +84,33 @@ def test_catalog_list_and_check_commands(tmp_path: Path) -> None:
     assert '"model": "local-preview"' in listed.stdout
     checked = run_cli(env, "catalog", "check")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_extend_durations_are_what_an_extension_adds(tmp_path: Path) -> None:
+    entry = """
+[[models]]
+id = "m"
+name = "M"
+provider = "Maker"
+max_duration = 8
+durations = [4, 8]
+aspect_ratios = ["16:9"]
+  [[models.routes]]
+  provider = "alpha"
+  model = "m-alpha"
+  price_per_second = 0.30
+  capabilities = ["text-to-video", "video-extend"]
+  extends_own_output = true
+  extend_durations = {value}
+"""
+    extra = tmp_path / "c.toml"
+    extra.write_text(entry.replace("{value}", "[7]"))
+    model = load_catalog(extra).get("m")
+    assert model is not None
+    offered = offer(model, lambda r: True)
+    assert offered is not None and offered.inputs.extend_durations == (7.0,)
+    assert offered.inputs.to_json()["extend_durations"] == [7.0]
+    for wrong in ("[]", "[0]", '["7"]', "7"):
+        extra.write_text(entry.replace("{value}", wrong))
+        with pytest.raises(ValueError, match="extend_durations"):
+            load_catalog(extra)

@@ -47,3 +47,14 @@ def test_plain_output_and_help(tmp_path: Path) -> None:
     assert run_cli(env, "--help").returncode == 0
     # The database file lives in the data dir given by the environment.
     assert (tmp_path / "data" / "vidrouter.sqlite3").exists()
+
+
+def test_keys_set_cache_turns_the_cache_on_and_back_to_the_default(tmp_path: Path) -> None:
+    env = cli_env(tmp_path / "data")
+    made = create_key(env, "cached")
+    for setting, shown in (("on", True), ("off", False), ("default", None)):
+        changed = run_cli(env, "keys", "set-cache", made["id"], setting)
+        assert changed.returncode == 0, changed.stderr
+        [row] = [json.loads(x) for x in run_cli(env, "keys", "list", "--json").stdout.splitlines()]
+        assert row["cache"] is shown
+    assert run_cli(env, "keys", "set-cache", "key_nope", "on").returncode == 1

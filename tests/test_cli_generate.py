@@ -1,4 +1,6 @@
-"""`vidrouter generate | models | status` as real subprocesses against a real server."""
+"""`vidrouter generate | models | status` against a real server: in the test's process, but
+for what only a real process shows (the entry point end to end, Ctrl-C with and without a
+terminal)."""
 
 from __future__ import annotations
 
@@ -15,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import LiveServer, live_server
+from tests.support.cli import CliResult, invoke_cli
+from tests.support.live_server import LiveServer, live_server
 from tests.support.process import VIDROUTER
-from tests.support.video import decode
+from tests.support.video import clear_rgb, decode, frame_rgb
 from vidrouter.client import Client
-
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +45,15 @@ def env_for(server: LiveServer, key: str | None = None) -> dict[str, str]:
     return env
 
 
-def run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*VIDROUTER, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+def run(env: dict[str, str], cwd: Path, *args: str) -> CliResult:
+    return invoke_cli(env, *args, cwd=cwd)
 
 
 def test_generate_writes_a_playable_mp4(server: LiveServer, tmp_path: Path) -> None:
-    result = run(env_for(server), tmp_path, "generate", "a fox", "--model", "local-preview",
-                 "--output", "fox.mp4")  # fmt: skip
+    """The one run of a whole `vidrouter` process here: the entry point, end to end."""
+    result = subprocess.run([*VIDROUTER, "generate", "a fox", "--model", "local-preview",
+                             "--output", "fox.mp4"], env=env_for(server), cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 0, result.stderr
     video = decode((tmp_path / "fox.mp4").read_bytes(), tmp_path)
     assert video.codec == "h264" and video.frames > 0 and video.duration > 4
@@ -111,14 +112,18 @@ def test_invalid_requests_show_code_and_message(server: LiveServer, tmp_path: Pa
 
 
 def test_a_local_image_is_sent_as_a_data_uri(server: LiveServer, tmp_path: Path) -> None:
-    """local-preview takes no image: the server's refusal shows the image arrived well-formed
-    (a malformed data URI would be `image_url_invalid`); an unreadable path never leaves."""
+    """A local file reaches the server intact (a data URI): local-preview starts the video on
+    it; an unreadable path never leaves."""
     from PIL import Image
 
-    Image.new("RGB", (8, 8), "blue").save(tmp_path / "first.jpg")
+    Image.new("RGB", (8, 8), (20, 40, 230)).save(tmp_path / "first.png")
     env = env_for(server)
-    sent = run(env, tmp_path, "generate", "x", "-m", "local-preview", "--image", "first.jpg")
-    assert sent.returncode == 1 and "400 image_not_supported" in sent.stderr
+    sent = run(env, tmp_path, "generate", "x", "-m", "local-preview", "--image", "first.png",
+               "--duration", "0.5", "-o", "from.mp4", "--json")  # fmt: skip
+    assert sent.returncode == 0, sent.stderr
+    assert json.loads(sent.stdout)["type"] == "image-to-video"
+    r, g, b = clear_rgb(frame_rgb((tmp_path / "from.mp4").read_bytes(), tmp_path))
+    assert b > 180 and r < 70 and g < 90, (r, g, b)  # the blue image is the first frame
     missing = run(env, tmp_path, "generate", "x", "-m", "local-preview", "--image", "nope.png")
     assert missing.returncode == 1 and "cannot read the image nope.png" in missing.stderr
 
@@ -148,7 +153,7 @@ def _start(env: dict[str, str], cwd: Path, *args: str, **io: int) -> subprocess.
         "stdout": subprocess.PIPE,
         "stderr": subprocess.PIPE,
     }
-    return subprocess.Popen([*VIDROUTER, *args], env=env, cwd=cwd, **streams)  # type: ignore[call-overload]
+    return subprocess.Popen([*VIDROUTER, *args], env=env, cwd=cwd, **streams)  # type: ignore[call-overload, no-any-return]
 
 
 def _read_until(fd: int, marker: bytes, seen: bytearray) -> None:
@@ -225,3 +230,31 @@ def test_ctrl_c_at_a_terminal_asks(idle_server: LiveServer, tmp_path: Path, answ
     with Client(idle_server.key, base_url=idle_server.base_url) as client:
         status = client.get(generation_id).status
     assert status == ("canceled" if answer == b"y" else "queued")
+
+
+def test_references_and_a_source_video(server: LiveServer, tmp_path: Path) -> None:
+    """`--reference` (repeatable, local files sent as data URIs), `--video` (an edit) and
+    `--extend` (more of it, the whole video saved), each by a generation id."""
+    from PIL import Image
+
+    Image.new("RGB", (32, 32), "red").save(tmp_path / "ball.png")
+    env = env_for(server)
+    made = run(env, tmp_path, "generate", "a ball", "-m", "local-preview",
+               "--duration", "1", "--reference", "ball.png", "--reference", "ball.png",
+               "-o", "ref.mp4", "--json")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    first = json.loads(made.stdout)
+    assert first["type"] == "reference-to-video" and len(first["references"]) == 2
+    source = decode((tmp_path / "ref.mp4").read_bytes(), tmp_path)
+    edit = run(env, tmp_path, "generate", "at night", "-m", "local-preview",
+               "--video", first["id"], "-o", "edit.mp4", "--json")  # fmt: skip
+    assert edit.returncode == 0, edit.stderr
+    assert json.loads(edit.stdout)["type"] == "video-to-video"
+    assert decode((tmp_path / "edit.mp4").read_bytes(), tmp_path).frames == source.frames
+    more = run(env, tmp_path, "generate", "on", "-m", "local-preview",
+               "--extend", first["id"], "--duration", "0.5", "-o", "more.mp4", "--json")  # fmt: skip
+    assert more.returncode == 0, more.stderr
+    assert decode((tmp_path / "more.mp4").read_bytes(), tmp_path).frames == source.frames + 12
+    both = run(env, tmp_path, "generate", "x", "-m", "local-preview", "--video", first["id"],
+               "--extend", first["id"])  # fmt: skip
+    assert both.returncode == 1 and "not both" in both.stderr

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -15,12 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live_server import LiveServer, live_server
-from tests.lossy_proxy import LossyProxy, lossy_proxy
-from tests.support.process import create_key
+from tests.support.live_server import LiveServer, live_server, module_server
+from tests.support.lossy_proxy import LossyProxy, lossy_proxy
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import free_port, serve_app_in_thread
-from tests.support.video import decode
+from tests.support.video import clear_rgb, decode, frame_rgb
 from vidrouter.client import (
     APIConnectionError,
     AsyncClient,
@@ -40,18 +38,7 @@ from vidrouter.client import (
 from vidrouter.client.images import image_url
 from vidrouter.client.retry import retry_after
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(tmp_path_factory.mktemp("client")) as live:
-        yield live
-
-
-def fresh_key(server: LiveServer) -> str:
-    """A key of a new account: listings see only what the test made."""
-    return str(create_key(server.env, "client-test")["key"])
+server = module_server("client")
 
 
 def test_models_are_typed(server: LiveServer) -> None:
@@ -83,7 +70,7 @@ def test_generate_waits_and_downloads_a_playable_video(server: LiveServer, tmp_p
 
 
 def test_list_walks_every_page_newest_first(server: LiveServer) -> None:
-    key = fresh_key(server)
+    key = server.fresh_key("client-test")
     with Client(key, base_url=server.base_url) as client:
         made = [client.create("local-preview", f"clip {i}", duration=1).id for i in range(5)]
         listed = [g.id for g in client.list(page_size=2)]
@@ -93,7 +80,7 @@ def test_list_walks_every_page_newest_first(server: LiveServer) -> None:
 async def test_async_client_generates_lists_and_downloads(
     server: LiveServer, tmp_path: Path
 ) -> None:
-    key = fresh_key(server)
+    key = server.fresh_key("client-test")
     statuses: list[str] = []
 
     async def on_progress(generation: Generation) -> None:
@@ -164,7 +151,7 @@ def test_a_lost_create_answer_is_retried_into_one_generation(
 ) -> None:
     """The server made the generation but its answer never arrived: the retry carries the
     same Idempotency-Key and gets the same generation back, so exactly one exists."""
-    key = fresh_key(server)
+    key = server.fresh_key("client-test")
     proxy = LossyProxy(
         server.base_url,
         faults=[fault, fault],
@@ -181,7 +168,7 @@ def test_a_lost_create_answer_is_retried_into_one_generation(
 
 
 async def test_async_create_retries_the_same_way(server: LiveServer) -> None:
-    key = fresh_key(server)
+    key = server.fresh_key("client-test")
     proxy = LossyProxy(
         server.base_url,
         faults=["drop"],
@@ -239,18 +226,46 @@ def test_verify_webhook_returns_the_typed_event(server: LiveServer) -> None:
 
 
 def test_image_path_is_sent_as_a_data_uri(server: LiveServer, tmp_path: Path) -> None:
-    """local-preview takes no image: the server's answer proves it got a well-formed data URI
-    (a malformed one is `image_url_invalid`)."""
+    """A local PNG reaches the server intact (a data URI): local-preview starts the video on
+    it; a file that is no image never leaves."""
     from PIL import Image
 
     png = tmp_path / "first.png"
-    Image.new("RGB", (8, 8), "red").save(png)
-    client = Client(server.key, base_url=server.base_url)
-    with client, pytest.raises(BadRequestError) as refused:
-        client.create("local-preview", "from an image", image=png)
-    assert refused.value.code == "image_not_supported"
+    Image.new("RGB", (8, 8), (230, 20, 20)).save(png)
+    with Client(server.key, base_url=server.base_url) as client:
+        done = client.generate("local-preview", "from an image", image=png, duration=0.5)
+        assert done.type == "image-to-video"
+        client.download(done.id, tmp_path / "from.mp4")
+    r, g, b = clear_rgb(frame_rgb((tmp_path / "from.mp4").read_bytes(), tmp_path))
+    assert r > 180 and g < 70 and b < 70, (r, g, b)  # the red image is the first frame
     with pytest.raises(ClientError, match="not a PNG or JPEG"):
         image_url(Path(__file__))
+
+
+def test_every_type_from_the_client(server: LiveServer, tmp_path: Path) -> None:
+    """References (a local image as a data URI), an edit and an extension of a generation,
+    each made on local-preview through the client."""
+    from PIL import Image
+
+    png = tmp_path / "ball.png"
+    Image.new("RGB", (16, 16), (20, 200, 20)).save(png)
+    with Client(server.key, base_url=server.base_url) as client:
+        ref = client.generate(
+            "local-preview",
+            "a ball",
+            duration=0.5,
+            references=[{"type": "image", "url": image_url(png)}],
+        )
+        assert ref.type == "reference-to-video" and ref.references[0]["type"] == "image"
+        source = {"generation_id": ref.id}
+        edit = client.generate("local-preview", "at night", type="video-to-video", video=source)
+        more = client.generate(
+            "local-preview", "on", type="video-extend", video=source, duration=0.5
+        )
+        assert (edit.type, edit.video) == ("video-to-video", source)
+        assert (more.type, more.video) == ("video-extend", source)
+        client.download(more.id, tmp_path / "more.mp4")
+    assert decode((tmp_path / "more.mp4").read_bytes(), tmp_path).frames == 24  # 12 + 12
 
 
 def test_the_docs_example_runs(server: LiveServer, tmp_path: Path) -> None:

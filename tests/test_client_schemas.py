@@ -11,6 +11,9 @@ from pydantic import BaseModel
 
 from tests.support.harness import Harness
 from vidrouter.client import (
+    Batch,
+    BatchPage,
+    BatchResult,
     ErrorObject,
     Generation,
     GenerationPage,
@@ -75,6 +78,9 @@ async def test_client_types_match_the_openapi_document(app: Harness) -> None:
     _assert_matches(doc, one_model, Model, {})
     _assert_matches(doc, _response(doc, "get", r"/v1/models"), ModelList, {})
     _assert_matches(doc, _response(doc, "get", r"/v1/usage"), Usage, {})
+    batch = _response(doc, "get", r"/v1/batches/\{[^}/]+\}")
+    _assert_matches(doc, batch, Batch, {})
+    _assert_matches(doc, _response(doc, "get", r"/v1/batches"), BatchPage, {})
     status = generation["properties"]["status"]
     values = set(status.get("enum", [])) or {
         v for s in status.get("anyOf", []) for v in s.get("enum", [])
@@ -99,5 +105,16 @@ async def test_client_types_read_every_field_the_server_sends(app: Harness) -> N
 
     usage = (await app.client.get("/v1/usage?group_by=day", headers=app.auth(key))).json()
     assert Usage.model_validate(usage).total.generations == 1
+    line = {"custom_id": "x", "model": "local-preview", "prompt": "schema", "duration": 0.5}
+    made = await app.client.post("/v1/batches", json={"lines": [line]}, headers=app.auth(key))
+    assert set(made.json()) <= set(_fields(Batch)), set(made.json()) - set(_fields(Batch))
+    assert Batch.model_validate(made.json()).total == 1
+    listed = await app.client.get("/v1/batches", headers=app.auth(key))
+    assert BatchPage.model_validate(listed.json()).data[0].id == made.json()["id"]
+    results = await app.client.get(
+        f"/v1/batches/{made.json()['id']}/results", headers=app.auth(key)
+    )
+    for text in results.text.splitlines():
+        assert BatchResult.model_validate_json(text).custom_id == "x"
     refused = (await app.client.get("/v1/models", headers=app.auth("vr_nope"))).json()
     assert ErrorObject.model_validate(refused["error"]).code == "invalid_api_key"

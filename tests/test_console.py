@@ -15,10 +15,11 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from tests.live_server import LiveServer, live_server
 from tests.support.catalogs import local_model
-
-pytestmark = pytest.mark.slow
+from tests.support.live_server import LiveServer, live_server
+from tests.support.process import create_key
+from tests.support.video import decode
+from vidrouter.client import Client
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -93,6 +94,12 @@ VIDEO_PLAYS = """(id) => {
   const v = document.getElementById(id);
   return v && v.readyState >= 2 && v.currentTime > 0.2;
 }"""
+# The first history row's poster has loaded (decoded by the browser) in the video's shape.
+POSTER_SHOWN = """(ratio) => {
+  const img = document.querySelector('#history tbody tr img.poster');
+  return img && img.complete && img.naturalWidth > 0
+    && Math.abs(img.naturalWidth / img.naturalHeight - ratio) < 0.02;
+}"""
 
 
 def test_generate_in_the_browser_and_watch_it_play(
@@ -129,6 +136,7 @@ def test_generate_in_the_browser_and_watch_it_play(
     expect(history).to_have_count(2)
     expect(history.first).to_contain_text("a red fox running through snow")
     expect(history.nth(1)).to_contain_text("$0.1000")
+    p.wait_for_function(POSTER_SHOWN, arg=16 / 9, timeout=30_000)  # the fox's, from its row
     history.nth(1).get_by_role("button", name="Play").click()
     p.wait_for_function(VIDEO_PLAYS, arg="history-video", timeout=60_000)
 
@@ -163,9 +171,98 @@ def test_the_page_sets_a_strict_content_security_policy(server: LiveServer) -> N
     assert "default-src 'self'" in policy and "script-src 'self'" in policy
     assert "'unsafe-inline'" not in policy and "'unsafe-eval'" not in policy
     assert f"media-src 'self' {server.base_url}" in policy  # the content host's origin
+    assert f"img-src 'self' data: {server.base_url}" in policy  # and the posters' too
     assert "<script>" not in page.text and "style=" not in page.text
     for name in ("console.js", "console.css"):
         asset = httpx.get(f"{server.base_url}/console/static/{name}")
         assert asset.status_code == 200 and asset.headers["content-security-policy"] == policy
     missing = httpx.get(server.base_url + "/console/static/..%2Fapi.md")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "route_not_found"
+
+
+def test_batches_show_their_progress_results_and_cancel(
+    server: LiveServer, page: Page, shots: Path
+) -> None:
+    line = {"model": "local-preview", "prompt": "p", "duration": 0.5, "resolution": "480p"}
+    with Client(server.key, base_url=server.base_url) as api:
+        finished = api.create_batch([{**line, "custom_id": "first"}])
+        api.wait_batch(finished.id, timeout=120, poll_interval=0.2)
+        # Long renders: this one is still running when the console cancels it.
+        running = api.create_batch(
+            [{**line, "duration": 20, "custom_id": f"long-{i}"} for i in range(20)]
+        )
+    use_key(page, server, server.key)
+    done_row = page.locator(f'#batches tr[data-batch="{finished.id}"]')
+    expect(done_row).to_contain_text("completed")
+    expect(done_row).to_contain_text("1 / 1")
+    with page.expect_download() as download:
+        done_row.get_by_role("button", name="Results").click()
+    results = Path(download.value.path()).read_text()
+    assert '"custom_id":"first"' in results and '"status":"completed"' in results
+
+    running_row = page.locator(f'#batches tr[data-batch="{running.id}"]')
+    expect(running_row).to_contain_text("/ 20")
+    running_row.get_by_role("button", name="Cancel").click()
+    expect(running_row).to_contain_text("cancel")
+    page.locator("#batches-section").screenshot(path=str(shots / "console-batches.png"))
+    with Client(server.key, base_url=server.base_url) as api:
+        ended = api.wait_batch(running.id, timeout=60, poll_interval=0.2)
+    assert ended.status == "canceled" and ended.counts["canceled"] == 20
+
+
+def test_reference_image_and_extend_from_the_console(
+    server: LiveServer, page: Page, shots: Path, tmp_path: Path
+) -> None:
+    """The form offers the model's types: reference images and a first frame uploaded from
+    files, and an extension of a video picked from the history, each made on
+    local-preview."""
+    from PIL import Image
+
+    key = create_key(server.env, "inputs")["key"]  # an account of its own: its own history
+    ball, first = tmp_path / "ball.png", tmp_path / "first.png"
+    Image.new("RGB", (64, 64), (230, 20, 20)).save(ball)
+    Image.new("RGB", (64, 36), (20, 40, 230)).save(first)
+    p = page
+    use_key(p, server, key)
+    p.get_by_label("Model").select_option("local-preview")
+    kinds = p.locator("#type option")
+    expect(kinds).to_have_count(5)  # local-preview makes every type
+
+    p.get_by_label("Prompt").fill("a red ball")
+    p.get_by_label("Duration (s)").select_option("1")
+    p.get_by_label("Type", exact=True).select_option("reference-to-video")
+    expect(p.locator("#references-limit")).to_have_text("up to 3")
+    p.get_by_label("Reference images").set_input_files([ball, ball])
+    p.get_by_role("button", name="Generate").click()
+    p.wait_for_function(NEXT_COMPLETED, arg="", timeout=120_000)
+    p.wait_for_function(VIDEO_PLAYS, arg="current-video", timeout=60_000)
+    made = p.locator("#current-id").text_content() or ""
+
+    p.get_by_label("Type", exact=True).select_option("image-to-video")
+    p.get_by_label("First frame").set_input_files(first)
+    p.get_by_role("button", name="Generate").click()
+    p.wait_for_function(NEXT_COMPLETED, arg=made, timeout=120_000)
+    from_image = p.locator("#current-id").text_content() or ""
+
+    # Extend the reference-to-video, picked from its history row.
+    row = p.locator("#history tbody tr").nth(1)
+    expect(row).to_contain_text("reference-to-video")
+    row.get_by_role("button", name="Extend").click()
+    expect(p.get_by_label("Type", exact=True)).to_have_value("video-extend")
+    expect(p.get_by_label("Source video")).to_have_value(made)
+    p.get_by_label("Seconds added").select_option("1")
+    p.get_by_label("Prompt").fill("it rolls away")
+    p.get_by_role("button", name="Generate").click()
+    p.wait_for_function(NEXT_COMPLETED, arg=from_image, timeout=120_000)
+    p.wait_for_function(VIDEO_PLAYS, arg="current-video", timeout=60_000)
+    extended = p.locator("#current-id").text_content() or ""
+    p.locator("#generate-section").screenshot(path=str(shots / "console-extend.png"))
+
+    with Client(key, base_url=server.base_url) as api:
+        ref, image, more = (api.get(i) for i in (made, from_image, extended))
+        api.download(extended, tmp_path / "whole.mp4")
+    assert ref.type == "reference-to-video" and len(ref.references) == 2
+    assert image.type == "image-to-video" and image.image_url
+    assert more.type == "video-extend" and more.video == {"generation_id": made}
+    whole = decode((tmp_path / "whole.mp4").read_bytes(), tmp_path)
+    assert whole.frames == 48  # the source's second, then the second added

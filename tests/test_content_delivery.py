@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.support.harness import Harness, running, test_settings
+from tests.support.process import cli_env, run_cli
 from tests.support.scaleout import S3Server, s3_server
 from tests.support.video import decode
 
@@ -35,7 +36,7 @@ async def served(
         done = await app.wait_for(key, created.json()["id"])
         assert done["status"] == "completed", done
         if request.param == "s3":
-            assert moto.object_keys(bucket) == [f"videos-here/videos/{done['id']}.mp4"]
+            assert f"videos-here/videos/{done['id']}.mp4" in moto.object_keys(bucket)
         yield app, str(done["video_url"])
 
 
@@ -154,3 +155,18 @@ async def test_openai_content_endpoint_serves_from_s3(tmp_path: Path, moto: S3Se
         assert ranged.status_code == 200 and ranged.content == response.content
         # No video stays on this machine's disk once it is in the store.
         assert [p for p in (tmp_path / "data").rglob("*.mp4")] == []
+
+
+def test_redirect_on_local_storage_is_refused_at_start_up(tmp_path: Path) -> None:
+    """Local disk has no presigned URLs: `redirect` there would stream (200) where a 302 is
+    promised, so `vidrouter serve` refuses the combination, in one line, before it listens."""
+    with pytest.raises(ValueError, match="needs object storage"):
+        test_settings(tmp_path / "data", content_delivery="redirect")
+    with pytest.raises(ValueError, match="needs object storage"):
+        test_settings(tmp_path / "data", content_delivery="redirect", storage_url="file:///x")
+    env = cli_env(tmp_path / "data", VIDROUTER_CONTENT_DELIVERY="redirect")
+    result = run_cli(env, "serve")
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith("Invalid settings: VIDROUTER_CONTENT_DELIVERY=redirect needs")

@@ -1,4 +1,4 @@
-"""Large local videos go out with `sendfile` (`cli/zerocopy.py`): end to end through a real
+"""Large local videos go out with `sendfile` (`server/zerocopy.py`): end to end through a real
 `vidrouter serve` (whole, ranges, a slow reader, clients that leave), and the ASGI
 `http.response.zerocopysend` extension itself on our uvicorn protocol."""
 
@@ -17,8 +17,8 @@ import uvicorn
 
 from tests.support.process import ServeProcess, cli_env, create_key
 from tests.support.servers import free_port
-from vidrouter.cli.server_limits import limited_protocol
-from vidrouter.cli.zerocopy import EXTENSION
+from vidrouter.server.limits import limited_protocol
+from vidrouter.server.zerocopy import EXTENSION
 
 SIZE = 24 * 1024 * 1024 + 123  # well past the socket's buffers, not a round number
 

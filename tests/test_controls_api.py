@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 from tests.support.harness import Harness, running, test_settings
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.controls import Controls
-from vidrouter.domain.routing import DEFAULT_POLICY, RoutingPolicy, order_routes
+from vidrouter.domain.routing import DEFAULT_POLICY, RouteAsk, RoutingPolicy, route_candidates
 
 CATALOG = """
 [[models]]
@@ -333,12 +333,19 @@ def test_routes_that_cannot_make_what_is_asked_are_never_chosen() -> None:
     )
     quiet = Route("fal", "f", 0.1, resolutions=("720p",), audio=False, supports=frozenset())
     routes = [quiet, loud]
-    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(resolution="720p")) == routes
-    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(resolution="1080p")) == [loud]
-    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(generate_audio=True)) == [loud]
-    assert order_routes(routes, DEFAULT_POLICY, {}, Controls(seed=3)) == [loud]
+    assert (
+        route_candidates(routes, RouteAsk(DEFAULT_POLICY, Controls(resolution="720p")), {})
+        == routes
+    )
+    assert route_candidates(routes, RouteAsk(DEFAULT_POLICY, Controls(resolution="1080p")), {}) == [
+        loud
+    ]
+    assert route_candidates(
+        routes, RouteAsk(DEFAULT_POLICY, Controls(generate_audio=True)), {}
+    ) == [loud]
+    assert route_candidates(routes, RouteAsk(DEFAULT_POLICY, Controls(seed=3)), {}) == [loud]
     cheap = RoutingPolicy(max_price_per_second=0.2)
-    assert order_routes(routes, cheap, {}, Controls(seed=3)) == []
+    assert route_candidates(routes, RouteAsk(cheap, Controls(seed=3)), {}) == []
 
 
 SCHEMA_CASES: list[tuple[str, dict[str, Any]]] = [

@@ -1,4 +1,4 @@
-"""Kling's controls beyond the shared contract (tests/contract/controls/kling.py): the mode
+"""Kling's controls beyond the shared contract (tests/support/contract/controls/kling.py): the mode
 and sound each model takes, end frames where Kling allows them, and the fake refusing
 what Kling refuses."""
 
@@ -14,11 +14,9 @@ import pytest
 
 from tests.fakes.kling import KlingFake
 from tests.support.images import data_uri, png
+from tests.support.kling import ROUTE_OPTIONS, adapter_for, request, service
 from tests.support.servers import serve_app
-from tests.test_provider_kling import service
-from tests.test_provider_kling_adapter import adapter_for, request
 from vidrouter.domain.controls import Controls
-from vidrouter.providers.base import InvalidInput
 from vidrouter.providers.kling.adapter import encode_jwt
 
 FRAME, TAIL = data_uri(png(400, 400)), data_uri(png(500, 400))
@@ -28,17 +26,13 @@ async def test_resolution_picks_the_mode_and_outranks_a_route_option() -> None:
     fake = KlingFake()
     async with adapter_for(fake) as provider:
         await provider.submit(request(controls=Controls(resolution="720p")))
+        options = {**ROUTE_OPTIONS["kling-v2-5-turbo"], "mode": "std"}
         await provider.submit(
-            request(generation_id="gen_2", options={"mode": "std"}, controls=Controls("1080p"))
+            request(generation_id="gen_2", options=options, controls=Controls("1080p"))
         )
-        await provider.submit(request(generation_id="gen_3", options={}))  # no control: pro
+        await provider.submit(request(generation_id="gen_3"))  # no control: the route's pro
         await provider.submit(
-            request(
-                generation_id="gen_4",
-                model="kling-v2-1-master",
-                options={},
-                controls=Controls("1080p"),
-            )
+            request(generation_id="gen_4", model="kling-v2-1-master", controls=Controls("1080p"))
         )
     assert [body.get("mode") for body in fake.submitted] == ["std", "pro", "pro", None]
 
@@ -57,19 +51,25 @@ async def test_sound_is_sent_to_the_models_that_make_it_only() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model", "controls", "why"),
+    ("model", "controls"),
     [
-        ("kling-v2-5-turbo", Controls("720p", end_image_url=TAIL), "1080p"),
-        ("kling-v2-6", Controls("1080p", generate_audio=True, end_image_url=TAIL), "sound"),
+        ("kling-v2.5-turbo", {"resolution": "720p", "end_image_url": TAIL}),
+        ("kling-v2.6", {"generate_audio": True, "end_image_url": TAIL}),
     ],
 )
 async def test_an_end_frame_kling_cannot_take_is_refused_before_calling(
-    model: str, controls: Controls, why: str
+    tmp_path: Path, model: str, controls: dict[str, Any]
 ) -> None:
+    """The catalog declares where Kling takes an end frame (`controls_by_resolution`,
+    `exclusive_controls`): the rest is our 400, and Kling is never called."""
     fake = KlingFake()
-    async with adapter_for(fake) as provider:
-        with pytest.raises(InvalidInput, match=why):
-            await provider.submit(request(model=model, image_url=FRAME, controls=controls))
+    async with service(tmp_path, fake) as (app, _):
+        key = await app.new_key()
+        body = {"model": model, "prompt": "p", "duration": 5, "image_url": FRAME, **controls}
+        refused = await app.create(key, **body)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["code"] == "control_unsupported"
+    assert refused.json()["error"]["param"] == "end_image_url"
     assert fake.submitted == [] and fake.tasks == {}
 
 

@@ -21,12 +21,12 @@ from tests.fakes.kling import KlingFake
 from tests.fakes.wan import FakeWan
 from tests.support.harness import Harness, running, test_settings
 from tests.support.images import data_uri, png
+from tests.support.kling import service
 from tests.support.servers import serve_app
-from tests.test_provider_kling import service
-from tests.test_provider_wan import wan_settings
+from tests.support.wan import wan_settings
 from vidrouter.domain.catalog import CatalogError, Route, load_catalog
 from vidrouter.domain.controls import Controls, Limits
-from vidrouter.domain.routing import DEFAULT_POLICY, order_routes
+from vidrouter.domain.routing import DEFAULT_POLICY, RouteAsk, route_candidates
 
 WAN_KEY = "test-key"
 FRAME, TAIL = data_uri(png(400, 400)), data_uri(png(500, 400))
@@ -226,8 +226,12 @@ def test_the_router_skips_a_route_whose_limits_refuse() -> None:
         "b", "m", 0.1, resolutions=("720p",), supports=frozenset({"seed"}), limits=Limits(10)
     )
     routes = [narrow, wide]
-    assert order_routes(routes, DEFAULT_POLICY, {}, Controls("720p", seed=10)) == routes
-    assert order_routes(routes, DEFAULT_POLICY, {}, Controls("720p", seed=11)) == [wide]
+    assert (
+        route_candidates(routes, RouteAsk(DEFAULT_POLICY, Controls("720p", seed=10)), {}) == routes
+    )
+    assert route_candidates(routes, RouteAsk(DEFAULT_POLICY, Controls("720p", seed=11)), {}) == [
+        wide
+    ]
 
 
 @pytest.mark.parametrize(

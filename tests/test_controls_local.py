@@ -45,7 +45,7 @@ async def render(
     result = await provider.fetch_result(job)
     assert result.path is not None
     with av.open(str(result.path)) as container:
-        return [f.to_ndarray(format="gray") for f in container.decode(video=0)]
+        return [f.to_ndarray(format="gray") for f in container.decode(video=0)]  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ async def test_a_resolution_it_cannot_render_is_refused(local: LocalProvider) ->
 def luma_planes(data: bytes, path: Path) -> list[npt.NDArray[np.uint8]]:
     path.write_bytes(data)
     with av.open(str(path)) as container:
-        return [f.to_ndarray(format="gray") for f in container.decode(video=0)]
+        return [f.to_ndarray(format="gray") for f in container.decode(video=0)]  # type: ignore[misc]
 
 
 async def test_through_the_api_the_stored_video_follows_the_controls(tmp_path: Path) -> None:
@@ -125,7 +125,7 @@ def test_the_catalog_declares_what_it_renders() -> None:
     assert (route.resolutions, route.audio, route.supports) == (
         ("720p", "480p"),
         False,
-        frozenset({"seed"}),
+        frozenset({"seed", "end_image_url"}),
     )
     assert {(v.resolution, v.audio, v.per_second) for v in route.variants} == {
         ("720p", False, 0.0),

@@ -1,6 +1,6 @@
 """Luma's controls on the Dream Machine API (issue 13): each resolution costs Luma's price for
 its pixels, the models show them, and an end frame Luma cannot fetch fails before any request.
-The contract in tests/contract/controls/luma.py checks each control on Luma's field."""
+The contract in tests/support/contract/controls/luma.py checks each control on Luma's field."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ import pytest
 from tests.fakes.luma import LumaFake
 from tests.support.harness import running
 from tests.support.images import data_uri, png
-from tests.test_controls_veo import models_listed
-from tests.test_provider_luma import CREATE, _settings, images, luma
+from tests.support.luma import CREATE, KEY, settings_for
+from tests.support.providers import fake_fixture, models_listed
 
-__all__ = ["images", "luma"]  # the fixtures, shared with the provider's own tests
+luma = fake_fixture(lambda: LumaFake(api_key=KEY), lambda made: made.app())
 
 
 async def test_an_end_frame_luma_cannot_fetch_fails_before_any_request(
     luma: tuple[LumaFake, str], images: str, tmp_path: Path
 ) -> None:
     fake, url = luma
-    async with running(_settings(tmp_path, url)) as app:
+    async with running(settings_for(tmp_path, url)) as app:
         done = await app.generate(
             model="ray-2",
             prompt="p",
@@ -51,7 +51,7 @@ async def test_each_resolution_costs_lumas_price_for_its_pixels(
     per_second: float,
 ) -> None:
     fake, url = luma
-    async with running(_settings(tmp_path, url)) as app:
+    async with running(settings_for(tmp_path, url)) as app:
         done = await app.generate(
             model=model, prompt="a fox", duration=duration, resolution=resolution, timeout=30
         )
@@ -65,7 +65,7 @@ async def test_models_show_each_resolution_and_its_price(
     luma: tuple[LumaFake, str], tmp_path: Path
 ) -> None:
     _, url = luma
-    models = await models_listed(_settings(tmp_path, url))
+    models = await models_listed(settings_for(tmp_path, url))
     prices = {
         "ray-2": (0.1416, 0.0796, 0.3185, 1.274),
         "ray-flash-2": (0.0487, 0.0274, 0.1095, 0.4379),
@@ -75,7 +75,12 @@ async def test_models_show_each_resolution_and_its_price(
         assert model["resolutions"] == ["720p", "540p", "1080p", "4k"]
         assert (model["audio"], model["supports"]) == (False, ["end_image_url"])
         assert "durations_by_resolution" not in model  # 5 and 9 s at every resolution
-        assert model["pricing"]["variants"] == [
+        untyped = [v for v in model["pricing"]["variants"] if "type" not in v]
+        assert untyped == [
             {"resolution": r, "audio": False, "per_second": p}
             for r, p in zip(model["resolutions"], per_second, strict=True)
         ]
+        # A modify is priced per pixel of its source: $0.01582 per million pixels.
+        variants = model["pricing"]["variants"]
+        edits = {v["resolution"]: v["per_second"] for v in variants if "type" in v}
+        assert edits == {"720p": 0.3499, "540p": 0.1968, "1080p": 0.7873, "4k": 3.1493}

@@ -1,4 +1,4 @@
-"""MiniMax's controls beyond the shared contract (tests/contract/controls/minimax.py): its
+"""MiniMax's controls beyond the shared contract (tests/support/contract/controls/minimax.py): its
 resolutions and the 6 s limit of 1080P, the prompt optimizer, and the last frame, which only
 MiniMax-Hailuo-02 takes."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from tests.fakes.minimax import MinimaxFake
 from tests.support.images import data_uri, image_host, png
+from tests.support.minimax import WAIT, adapter, request, service
 from tests.support.servers import serve_app
-from tests.test_provider_minimax import WAIT, adapter, request, service
 from vidrouter.domain.controls import Controls
 from vidrouter.providers import base
 

@@ -6,57 +6,33 @@ silently drop, so a wrong name cannot pass unnoticed."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
 import pytest
 
 from tests.fakes.openrouter import OpenRouterFake
+from tests.support import host_controls as host
+from tests.support.providers import adapter_fixture
 from tests.support.servers import serve_app
-from tests.test_controls_fal import (
-    END_URI,
-    PNG_URI,
-    configurations,
-    declared_fields_problems,
-    host_routes,
-    request_for,
-)
 from vidrouter.domain.controls import Controls
-from vidrouter.providers.base import InvalidInput, ProviderRequest
-from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.openrouter.adapter import FIELDS, OpenRouterProvider
+from vidrouter.providers.base import InvalidInput
+from vidrouter.providers.openrouter.adapter import OpenRouterProvider
 
 KEY = "test-key"
 
-
-@pytest.fixture
-async def openrouter() -> AsyncIterator[tuple[OpenRouterFake, OpenRouterProvider]]:
-    fake = OpenRouterFake(api_key=KEY)
-    async with serve_app(fake.app) as url:
-        provider = OpenRouterProvider(AdapterConfig(url + "/api", {"OPENROUTER_API_KEY": KEY}.get))
-        try:
-            yield fake, provider
-        finally:
-            await provider.aclose()
-
-
-def test_every_declared_control_has_a_field() -> None:
-    problems = declared_fields_problems("openrouter", FIELDS, built_in=("end_image_url",))
-    assert problems == []
+openrouter = adapter_fixture(
+    lambda: OpenRouterFake(api_key=KEY), OpenRouterProvider, {"OPENROUTER_API_KEY": KEY}, "/api"
+)
 
 
 async def test_every_configuration_of_every_route_is_accepted_and_forwarded(
     openrouter: tuple[OpenRouterFake, OpenRouterProvider],
 ) -> None:
     fake, provider = openrouter
-    for model, route in host_routes("openrouter"):
-        for request in configurations(model, route):
-            await provider.submit(request)  # a 400 would raise InvalidInput
-            body = fake.submitted[-1]
-            if request.controls.seed is not None:
-                assert body["seed"] == request.controls.seed
-            if request.controls.end_image_url is not None:
-                assert body["frame_images"][-1]["frame_type"] == "last_frame"
+    async for _, request, body in host.each_submitted(provider, fake):
+        if request.controls.seed is not None:
+            assert body["seed"] == request.controls.seed
+        if request.controls.end_image_url is not None:
+            assert body["frame_images"][-1]["frame_type"] == "last_frame"
     assert fake.dropped == []
 
 
@@ -64,9 +40,8 @@ async def test_veo_takes_normalised_fields_and_vertex_parameters(
     openrouter: tuple[OpenRouterFake, OpenRouterProvider],
 ) -> None:
     fake, provider = openrouter
-    [(model, route)] = [(m, r) for m, r in host_routes("openrouter") if m.id == "veo-3.1"]
-    controls = Controls("4k", False, "blurry", 7, END_URI, True)
-    await provider.submit(request_for(model, route, controls, PNG_URI))
+    controls = Controls("4k", False, "blurry", 7, host.END_URI, True)
+    await provider.submit(host.request("openrouter", "veo-3.1", controls, host.PNG_URI))
     body = fake.submitted[-1]
     assert {k: body[k] for k in ("resolution", "generate_audio", "seed")} == {
         "resolution": "4K",
@@ -74,8 +49,8 @@ async def test_veo_takes_normalised_fields_and_vertex_parameters(
         "seed": 7,
     }
     assert body["frame_images"] == [
-        {"type": "image_url", "image_url": {"url": PNG_URI}, "frame_type": "first_frame"},
-        {"type": "image_url", "image_url": {"url": END_URI}, "frame_type": "last_frame"},
+        {"type": "image_url", "image_url": {"url": host.PNG_URI}, "frame_type": "first_frame"},
+        {"type": "image_url", "image_url": {"url": host.END_URI}, "frame_type": "last_frame"},
     ]
     assert body["provider"] == {
         "options": {
@@ -89,9 +64,8 @@ async def test_wan_takes_negative_prompt_and_prompt_extend_as_alibaba_options(
     openrouter: tuple[OpenRouterFake, OpenRouterProvider],
 ) -> None:
     fake, provider = openrouter
-    [(model, route)] = [(m, r) for m, r in host_routes("openrouter") if m.id == "wan-2.7"]
     await provider.submit(
-        request_for(model, route, Controls("1080p", True, "rain", 9, None, False), None)
+        host.request("openrouter", "wan-2.7", Controls("1080p", True, "rain", 9, None, False), None)
     )
     body = fake.submitted[-1]
     assert (body["resolution"], body["generate_audio"], body["seed"]) == ("1080p", True, 9)
@@ -104,10 +78,11 @@ async def test_a_silent_model_gets_no_audio_field_and_kling_no_resolution(
     openrouter: tuple[OpenRouterFake, OpenRouterProvider],
 ) -> None:
     fake, provider = openrouter
-    routes = {m.id: (m, r) for m, r in host_routes("openrouter")}
-    await provider.submit(request_for(*routes["gen4.5"], Controls("720p", False, seed=1), None))
+    await provider.submit(
+        host.request("openrouter", "gen4.5", Controls("720p", False, seed=1), None)
+    )
     assert "generate_audio" not in fake.submitted[-1]
-    await provider.submit(request_for(*routes["kling-v3"], Controls("1080p", True), None))
+    await provider.submit(host.request("openrouter", "kling-v3", Controls("1080p", True), None))
     assert "resolution" not in fake.submitted[-1]
     assert fake.submitted[-1]["generate_audio"] is True
 
@@ -116,11 +91,8 @@ async def test_a_seed_on_a_model_without_one_is_refused_like_openrouter(
     openrouter: tuple[OpenRouterFake, OpenRouterProvider],
 ) -> None:
     fake, provider = openrouter
-    request = ProviderRequest(
-        "gen_1", "minimax/hailuo-2.3", "a fox", 6, "16:9", controls=Controls(seed=5)
-    )
     with pytest.raises(InvalidInput, match="seed"):
-        await provider.submit(request)
+        await provider.submit(host.seeded("minimax/hailuo-2.3", 6))
     assert fake.submitted == []
 
 
@@ -128,7 +100,7 @@ async def test_a_seed_on_a_model_without_one_is_refused_like_openrouter(
     "extra",
     [
         {"negative_prompt": "blurry"},  # a passthrough name at the top level
-        {"end_image_url": END_URI},  # ours, not OpenRouter's (`frame_images`)
+        {"end_image_url": host.END_URI},  # ours, not OpenRouter's (`frame_images`)
         {"provider": {"order": ["alibaba"]}},  # chat routing, not in the video schema
     ],
 )

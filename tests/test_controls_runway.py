@@ -1,5 +1,5 @@
 """Runway's controls: Gen-4.x take a seed and nothing else of issue 13's controls (the
-contract in tests/contract/controls/runway.py checks the refusals); a seed of 0 still travels,
+contract in tests/support/contract/controls/runway.py checks the refusals); a seed of 0 still travels,
 and the models show their one configuration."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 from tests.fakes.runway import RunwayFake
 from tests.support.harness import running
-from tests.test_controls_veo import models_listed
-from tests.test_provider_runway import fake, settings_for
+from tests.support.providers import fake_fixture, models_listed
+from tests.support.runway import settings_for
 
-__all__ = ["fake"]  # the fixture, shared with the provider's own tests
+fake = fake_fixture(RunwayFake)
 
 
 async def test_a_seed_of_zero_is_sent(fake: tuple[RunwayFake, str], tmp_path: Path) -> None:

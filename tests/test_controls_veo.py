@@ -1,29 +1,20 @@
 """Veo's controls on the Gemini API (issue 13): what each configuration costs, how the models
 show them, and Google's 8 s rule for 1080p and 4k, refused before any request. The contract in
-tests/contract/controls/veo.py checks each control on its Gemini field."""
+tests/support/contract/controls/veo.py checks each control on its Gemini field."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.veo import VeoFake
 from tests.support.harness import running
-from tests.test_provider_veo import PREDICT, fake, settings_for
-from vidrouter.settings import Settings
+from tests.support.providers import fake_fixture, models_listed
+from tests.support.veo import PREDICT, settings_for
 
-__all__ = ["fake"]  # the fixture, shared with the provider's own tests
-
-
-async def models_listed(settings: Settings) -> dict[str, dict[str, Any]]:
-    """`GET /v1/models` with these settings, by model id."""
-    async with running(settings, workers=False) as app:
-        key = await app.new_key()
-        listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-    return {m["id"]: m for m in listed}
+fake = fake_fixture(VeoFake)
 
 
 @pytest.mark.parametrize(

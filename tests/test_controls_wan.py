@@ -1,4 +1,4 @@
-"""Wan's controls beyond the shared contract (tests/contract/controls/wan.py): the tier as a
+"""Wan's controls beyond the shared contract (tests/support/contract/controls/wan.py): the tier as a
 size or a resolution, the audio switch only wan2.6 has, DashScope's narrower seed range and
 negative-prompt limit, and the fake refusing what DashScope refuses."""
 
@@ -14,8 +14,9 @@ import pytest
 
 from tests.fakes.wan import CREATE_PATH, FakeWan
 from tests.support.images import data_uri, png
+from tests.support.providers import route_fields, served_adapter
 from tests.support.servers import serve_app
-from tests.test_provider_wan import generate, wan_settings
+from tests.support.wan import generate, wan_settings
 from vidrouter.domain.controls import Controls
 from vidrouter.providers import base
 from vidrouter.providers.config import AdapterConfig
@@ -27,18 +28,16 @@ FRAME = data_uri(png(640, 360))
 
 @contextlib.asynccontextmanager
 async def adapter(fake: FakeWan) -> AsyncIterator[WanProvider]:
-    async with serve_app(fake.app) as url:
-        provider = WanProvider(AdapterConfig(url, {"DASHSCOPE_API_KEY": KEY}.get))
-        try:
-            yield provider
-        finally:
-            await provider.aclose()
+    async with served_adapter(
+        fake.app, lambda url: WanProvider(AdapterConfig(url, {"DASHSCOPE_API_KEY": KEY}.get))
+    ) as provider:
+        yield provider
 
 
 def request(model: str = "wan2.5-t2v-preview", **kw: Any) -> base.ProviderRequest:
-    options = {"i2v_model": model.replace("t2v", "i2v")}
+    """The request the engine makes for the catalog's route of `model`."""
     return base.ProviderRequest(
-        "gen_1", model, "a fox", 5.0, kw.pop("ratio", "1:1"), options=options, **kw
+        "gen_1", model, "a fox", 5.0, kw.pop("ratio", "1:1"), **route_fields("wan", model), **kw
     )
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from standardwebhooks.webhooks import Webhook
 
 from tests.support.process import ServeProcess, cli_env, create_key
@@ -23,10 +22,8 @@ from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from vidrouter.cli.serve import SHUTDOWN_GRACE_SECONDS
 
-pytestmark = pytest.mark.slow
-
-GENERATIONS = 40
-KILLS = 5
+GENERATIONS = 24
+KILLS = 3
 HTTP_SHUTDOWN_SECONDS = 5  # uvicorn's timeout_graceful_shutdown in `serve`
 TERMINAL = ("completed", "failed", "canceled")
 
@@ -90,7 +87,7 @@ async def webhooks_for(receiver: WebhookReceiver, ids: set[str], timeout: float)
         await asyncio.sleep(0.2)
 
 
-async def test_kill9_five_times_during_40_generations_loses_nothing(
+async def test_kill9_three_times_during_24_generations_loses_nothing(
     tmp_path: Path, database_url: str
 ) -> None:
     env = cli_env(
@@ -111,7 +108,7 @@ async def test_kill9_five_times_during_40_generations_loses_nothing(
         async with serve_app(receiver) as hook_url, httpx.AsyncClient(timeout=15) as http:
             client = Client(http, key["key"])
             await servers[-1].start()
-            # Five waves of 8 short renders, each cut by a kill -9 and a restart as soon as
+            # Three waves of 8 short renders, each cut by a kill -9 and a restart as soon as
             # all but a random 3 to 6 are done: webhooks are going out then, the rest are
             # rendering, being submitted or queued.
             for _ in range(KILLS):
@@ -128,7 +125,7 @@ async def test_kill9_five_times_during_40_generations_loses_nothing(
                         )
                     )
                 target = len(ids) - rng.randint(3, 6)
-                await client.wait_completed(servers[-1], target, timeout=60)
+                await client.wait_completed(servers[-1], target, timeout=120)
                 unfinished_at_kills.append(len(ids) - await client.completed(servers[-1]))
                 servers[-1].kill9()
                 servers.append(ServeProcess(env))
@@ -139,7 +136,7 @@ async def test_kill9_five_times_during_40_generations_loses_nothing(
             assert [done[g]["status"] for g in ids] == ["completed"] * GENERATIONS, [
                 (g, done[g]["status"], done[g]["error"]) for g in ids
             ]
-            # A delivery claimed by a killed process waits for its lease (60 s at least).
+            # A delivery claimed by a killed process waits for its lease to run out.
             await webhooks_for(receiver, set(ids), timeout=100)
             video = await http.get(done[ids[0]]["video_url"])
             assert video.status_code == 200 and video.content[4:8] == b"ftyp"

@@ -121,7 +121,7 @@ async def test_a_route_answering_503_fails_over_to_the_next(tmp_path: Path) -> N
             (ADAPTER, "submitted", None),
             (ADAPTER, "completed", None),
         ]
-        row = await app.service.generations.get(gen_id)
+        row = await app.service.generation_store.get(gen_id)
         assert row is not None and row.route == route_key("b")
         assert [x.route for x in row.attempts] == [route_key("a"), route_key("b"), route_key("b")]
 
@@ -179,7 +179,7 @@ async def test_200_generations_complete_through_30_percent_provider_faults(
         while pending and loop.time() < deadline:
             await asyncio.sleep(0.5)
             for gen_id in list(pending):
-                row = await app.service.generations.get(gen_id)
+                row = await app.service.generation_store.get(gen_id)
                 if row is not None and row.status.terminal:
                     pending.discard(gen_id)
         assert not pending, f"{len(pending)} generations unfinished"
@@ -194,7 +194,7 @@ async def test_200_generations_complete_through_30_percent_provider_faults(
             (b["status"], b["error"], [(x["outcome"], x["error_code"]) for x in b["attempts"]])
             for b in failed
         ]
-        rows = {gen_id: await app.service.generations.get(gen_id) for gen_id in ids}
+        rows = {gen_id: await app.service.generation_store.get(gen_id) for gen_id in ids}
     assert statuses and max(statuses) < 500
 
     # The chaos was real: every kind of fault was met, and routes were failed over.
@@ -231,7 +231,7 @@ async def test_a_lost_submit_answer_is_submitted_again(tmp_path: Path) -> None:
         gen_id = created.json()["id"]
         done = await app.wait_for(key, gen_id, timeout=30)
         assert done["status"] == "completed", done
-        row = await app.service.generations.get(gen_id)
+        row = await app.service.generation_store.get(gen_id)
     lost, kept = fake.accepted_for(gen_id)
     assert lost.answer_lost and not kept.answer_lost
     assert row is not None and row.provider_job_id == kept.job_id
@@ -252,7 +252,7 @@ async def test_a_generation_no_route_will_take_fails_at_its_deadline(tmp_path: P
         created = await app.create(key, model=MODEL, prompt="a fox")
         gen_id = created.json()["id"]
         done = await app.wait_for(key, gen_id, timeout=15)
-        row = await app.service.generations.get(gen_id)
+        row = await app.service.generation_store.get(gen_id)
     assert done["status"] == "failed", done
     assert done["error"]["code"] == "provider_unavailable"  # the providers' error, not ours
     # Clients read our wording; the engine's account stays on the row for operators.
@@ -316,7 +316,7 @@ async def test_all_routes_down_opens_the_breakers_and_a_probe_closes_them(
     # Each generation was accepted once: the one made during the outage waited in our
     # queue (not failing), and the calls refused while the breakers were open never left.
     accepted = [job.client_request_id for job in a.accepted + b.accepted]
-    assert sorted(accepted) == sorted(r.json()["id"] for r in [early, *later])
+    assert sorted(accepted) == sorted(r.json()["id"] for r in [early, *later])  # type: ignore[type-var]
 
 
 async def test_a_route_cap_bounds_the_jobs_running_at_the_provider(tmp_path: Path) -> None:

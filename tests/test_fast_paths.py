@@ -55,3 +55,20 @@ async def test_the_video_object_is_the_routed_one(app: Harness) -> None:
     # Another account's key gets the routed 404, not the video.
     other = app.auth(await app.new_key(name="other"))
     assert (await app.client.get(path, headers=other)).status_code == 404
+
+
+async def test_the_poll_answers_are_the_routed_bytes(app: Harness) -> None:
+    # One read and one presenter: the same bytes, a prompt beyond ASCII included (a second
+    # JSON encoder would escape it).
+    key = await app.new_key()
+    created = await app.create(key, model="local-preview", prompt="un renard 狐", duration=0.5)
+    done = await app.wait_for(key, created.json()["id"])
+    auth = app.auth(key)
+    for path in (f"/v1/generations/{done['id']}", f"/v1/videos/{done['id']}"):
+        fast = await app.client.get(path, headers=auth)
+        routed = await app.client.get(path, headers={**auth, "Origin": "https://example.com"})
+        assert fast.status_code == routed.status_code == 200
+        assert fast.content == routed.content, path
+        assert "狐".encode() in fast.content
+        for name in ("content-type", "content-length"):
+            assert fast.headers[name] == routed.headers[name], (path, name)

@@ -333,7 +333,7 @@ async def test_provider_internals_never_reach_the_client(tmp_path: Path) -> None
                     gid = created.json()["id"]
                     done = await app.wait_for(key, gid, timeout=30)
                     video = await app.client.get(f"/v1/videos/{gid}", headers=app.auth(key))
-                    stored = await app.service.generations.get(gid)
+                    stored = await app.service.generation_store.get(gid)
                     assert stored is not None and stored.error is not None
                     for error in (done["error"], video.json()["error"]):
                         message = error["message"]

@@ -62,7 +62,22 @@ NUMBERS = [
     "-" + "9" * 4301,
     "123456789012345678901234567890",
 ]
-OTHER = ["true", "false", "null", "[]", "{}", '{"a": {"b": [1, "\\u0000"]}}', "[" * 40 + "]" * 40]
+OTHER = [
+    "true",
+    "false",
+    "null",
+    "[]",
+    "{}",
+    '{"a": {"b": [1, "\\u0000"]}}',
+    "[" * 40 + "]" * 40,
+    # Shaped like the inputs (references, a source), broken inside; no URL a fetch could
+    # leave this machine for.
+    '[{"type": "image", "url": "data:image/png;base64,!!"}]',
+    '[{"type": "video", "url": {"url": [null]}}, 5]',
+    '{"generation_id": "gen_\\u0000"}',
+    '{"url": "data:video/mp4;base64,AAAA"}',
+    '{"url": {"url": {"url": []}}}',
+]
 
 GENERATION_FIELDS = [
     "model",
@@ -70,10 +85,23 @@ GENERATION_FIELDS = [
     "duration",
     "aspect_ratio",
     "image_url",
+    "end_image_url",
     "webhook_url",
     "metadata",
+    "type",
+    "references",
+    "video",
 ]
-VIDEO_FIELDS = ["model", "prompt", "seconds", "size", "input_reference"]
+VIDEO_FIELDS = [
+    "model",
+    "prompt",
+    "seconds",
+    "size",
+    "input_reference",
+    "type",
+    "references",
+    "video",
+]
 FORM_BYTES = [b"\xff\xfe", b"\xed\xa0\x80", b"\x00", b"a" * 200_000, b"\xc3", b"4", b"p"]
 
 

@@ -74,3 +74,39 @@ async def test_invalid_idempotency_keys_are_400(app: Harness) -> None:
         )
         assert r.status_code == 400
         assert r.json()["error"]["code"] == "idempotency_key_invalid"
+
+
+async def test_a_repeat_that_means_the_same_replays_and_one_that_differs_conflicts(
+    app: Harness,
+) -> None:
+    """The comparison is of the parsed, normalised request, not of its text."""
+    key = await app.new_key()
+    headers = {**app.auth(key), "Idempotency-Key": "meaning"}
+    base = {"model": "local-preview", "prompt": "once only", "duration": 1}
+    first = await app.client.post("/v1/generations", json=base, headers=headers)
+    assert first.status_code == 202, first.text
+    same_meaning = [
+        {**base, "duration": 1.0},
+        {**base, "metadata": None},
+        {**base, "metadata": {}},
+        {**base, "routing": {}},
+        {**base, "webhook_url": None, "image_url": None},
+        {**base, "aspect_ratio": "16:9"},  # the model's default, written out
+    ]
+    for body in same_meaning:
+        again = await app.client.post("/v1/generations", json=body, headers=headers)
+        assert again.status_code == 202, (body, again.text)
+        assert again.json()["id"] == first.json()["id"], body
+    other_meaning = [
+        {**base, "duration": 1.5},
+        {**base, "metadata": {"a": "b"}},
+        {**base, "aspect_ratio": "9:16"},
+        {**base, "routing": {"sort": "speed"}},
+        {**base, "prompt": "once only "},
+    ]
+    for body in other_meaning:
+        other = await app.client.post("/v1/generations", json=body, headers=headers)
+        assert other.status_code == 409, (body, other.text)
+        assert other.json()["error"]["code"] == "idempotency_key_reused"
+    listing = await app.client.get("/v1/generations", headers=app.auth(key))
+    assert len(listing.json()["data"]) == 1

@@ -17,6 +17,7 @@ from starlette.routing import Route
 from tests.support.catalogs import local_model
 from tests.support.harness import Harness, running, test_settings
 from tests.support.servers import serve_app
+from vidrouter.engine.circuits import BreakerPolicy
 from vidrouter.settings import Settings
 
 CATALOG = local_model(
@@ -85,6 +86,22 @@ async def test_not_an_image_fails_invalid_input_before_any_provider(tmp_path: Pa
     assert done["status"] == "failed"
     assert done["error"]["code"] == "invalid_input"
     assert done["route"] is None and done["attempts"] == []
+
+
+async def test_an_image_that_does_not_decode_fails_it_and_never_the_route(tmp_path: Path) -> None:
+    """A PNG signature over garbage passes the checks at accept; the renderer cannot decode
+    it. That is the user's input failing (`invalid_input`), not the route: more of them than
+    the breaker's threshold leave local-preview serving everyone else."""
+    broken = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+    uri = "data:image/png;base64," + base64.b64encode(broken).decode()
+    async with running(_settings(tmp_path)) as app:
+        key = await app.new_key()
+        for _ in range(BreakerPolicy().threshold + 1):
+            done = await app.generate(key, model="animate", prompt="p", image_url=uri)
+            assert done["status"] == "failed", done
+            assert done["error"]["code"] == "invalid_input", done["error"]
+        good = "data:image/png;base64," + base64.b64encode(_png()).decode()
+        assert (await _animate(app, good))["status"] == "completed"
 
 
 async def test_private_image_urls_are_refused_when_private_addresses_are(

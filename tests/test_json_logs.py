@@ -11,12 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.support.process import VIDROUTER, cli_env, create_key
 from tests.support.servers import free_port
-
-pytestmark = pytest.mark.slow
 
 
 async def test_json_logs_carry_generation_route_and_request_ids(tmp_path: Path) -> None:

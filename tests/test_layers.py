@@ -28,6 +28,7 @@ FLOORS: dict[str, int] = {
     "client": 1,  # the Python client: talks HTTP to a server, shares only domain values
     "providers": 2,
     "webhooks": 2,
+    "server": 2,  # the HTTP server's protocol (uvicorn subclasses); serves any ASGI app
     "engine": 3,
     "usecases": 4,
     "api": 5,
@@ -40,6 +41,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "api": {"engine"},  # the API reaches the engine's work only through the use-cases
     "console": {"engine"},
     "providers": {"store", "storage"},  # adapters translate; the engine keeps state
+    "server": {"net", "storage", "store", "observability", "client"},  # bytes and sockets only
     "client": {"net", "storage", "store", "settings", "observability"},
 }
 

@@ -36,13 +36,13 @@ async def test_pagination_over_1000_with_concurrent_inserts(app_any_db: Harness)
     account = key.key.account_id
     existing = [_row(account, i) for i in range(1000)]
     for g in existing:
-        await app.service.generations.insert(g)
+        await app.service.generation_store.insert(g)
 
     async def keep_inserting() -> list[str]:
         made = []
         for i in range(60):
             g = replace(_row(account, 5000 + i), created_at=datetime.now(UTC))
-            await app.service.generations.insert(g)
+            await app.service.generation_store.insert(g)
             made.append(g.id)
             await asyncio.sleep(0)
         return made
@@ -69,7 +69,7 @@ async def test_filters(app: Harness) -> None:
     key = await app.new_key()
     account = key.key.account_id
     for i in range(10):
-        await app.service.generations.insert(
+        await app.service.generation_store.insert(
             _row(account, i, Status.FAILED if i < 3 else Status.COMPLETED)
         )
     failed = await app.client.get("/v1/generations?status=failed", headers=app.auth(key))

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from vidrouter.providers.local_render import (
+from vidrouter.providers.local.render import (
     RESOLUTIONS,
     RenderResult,
     RenderSpec,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.contract.cases import CASES as PROVIDER_CASES
-from tests.contract.cases import KEY
 from tests.support.catalogs import local_model
+from tests.support.contract.cases import CASES as PROVIDER_CASES
+from tests.support.contract.cases import KEY
 from tests.support.harness import Harness, running, test_settings
 from vidrouter.domain.catalog import load_catalog
 from vidrouter.domain.controls import OPTIONAL_CONTROLS
@@ -41,7 +41,19 @@ async def test_list_and_detail(app: Harness) -> None:
     }
     assert all(v["per_second"] == 0.0 for v in local["pricing"]["variants"])
     assert local["aspect_ratios"] == ["16:9", "9:16", "1:1"]
-    assert local["capabilities"] == ["text-to-video"] and local["type"] == "text-to-video"
+    assert local["capabilities"] == [
+        "text-to-video",
+        "image-to-video",
+        "reference-to-video",
+        "video-to-video",
+        "video-extend",
+    ]
+    assert local["type"] == "text-to-video"
+    assert local["limits"] == {
+        "references": {"image": 3},
+        "max_source_seconds": 120,
+        "max_source_bytes": 512 * 1024 * 1024,
+    }
     assert local["max_duration"] == 20 and local["default_duration"] == 5
 
     detail = await app.client.get("/v1/models/local-preview", headers=app.auth(key))
@@ -143,8 +155,10 @@ async def test_every_model_of_every_host_lists_what_all_its_routes_honour(
         audios = {model["audio"]} | (
             {not model["audio"]} if "generate_audio" in honoured else set()
         )
-        priced = {
-            (v["resolution"], v["audio"]): v["per_second"] for v in model["pricing"]["variants"]
+        priced = {  # a variant of one generation type only prices that type
+            (v["resolution"], v["audio"]): v["per_second"]
+            for v in model["pricing"]["variants"]
+            if "type" not in v
         }
         assert set(priced) == {(r, a) for r in model["resolutions"] for a in audios}, model["id"]
         if model["resolutions"]:

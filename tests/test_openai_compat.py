@@ -20,7 +20,7 @@ from openai.types import Video
 from PIL import Image
 
 from tests.support.catalogs import local_model
-from tests.support.harness import test_settings
+from tests.support.harness import running, test_settings
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.composition import Composition, create_app
@@ -31,7 +31,7 @@ from vidrouter.store.keys import NewKey
 # Every `videos.*` method of the SDK warns that OpenAI's own Sora API is retired.
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API:DeprecationWarning")
 
-# An image-to-video model served by the local renderer (which ignores the image).
+# An image-to-video model served by the local renderer (which starts on the image).
 CATALOG = local_model(
     "house-i2v",
     0.01,
@@ -41,6 +41,16 @@ CATALOG = local_model(
     name="House image-to-video",
     description="The local renderer behind an image-to-video model.",
     aspect_ratios=["1:1", "16:9"],
+)
+# A model that takes no image (local-preview takes every input).
+TEXT_ONLY = local_model(
+    "house-text",
+    0.01,
+    type="text-to-video",
+    capabilities=["text-to-video"],
+    max_duration=8,
+    name="House text-to-video",
+    aspect_ratios=["16:9"],
 )
 
 ERROR_KEYS = {"message", "type", "param", "code"}
@@ -71,7 +81,7 @@ class Server:
 @contextlib.asynccontextmanager
 async def vidrouter(tmp_path: Path, *, workers: bool) -> AsyncIterator[Server]:
     catalog = tmp_path / "catalog.toml"
-    catalog.write_text(CATALOG)
+    catalog.write_text(CATALOG + TEXT_ONLY)
     settings = test_settings(tmp_path / "data", catalog=catalog)
     service = Composition(settings)
     await service.open()
@@ -147,13 +157,15 @@ async def test_sdk_creates_polls_and_downloads_a_video(server: Server, tmp_path:
     assert done.completed_at is not None and done.completed_at >= done.created_at
 
     # The SDK's model holds exactly the fields we send, with nothing lost; our only
-    # extensions are the prices and the controls (issue 13), which it keeps as extra fields.
+    # extensions are the prices, the controls and the cache's source, which it keeps as extra
+    # fields.
     raw = await client.videos.with_raw_response.retrieve(video.id)
     body = json.loads(raw.text)
-    assert set(body) == set(Video.model_fields) | {"estimated_cost", "cost", *CONTROL_FIELDS}
+    ours = {"estimated_cost", "cost", "cached_from", *CONTROL_FIELDS}
+    assert set(body) == set(Video.model_fields) | ours
     assert raw.parse().to_dict() == body
     extra = raw.parse().model_extra
-    assert extra is not None and set(extra) == {"estimated_cost", "cost", *CONTROL_FIELDS}
+    assert extra is not None and set(extra) == ours
     assert extra["estimated_cost"] == {"amount": 0.0, "currency": "USD"}  # a free model
     assert Video.model_validate(body).to_dict() == body  # strict validation passes too
 
@@ -205,7 +217,7 @@ async def test_reference_image_video_from_create_to_delete(server: Server, tmp_p
     assert (info.codec, info.width, info.height) == ("h264", 720, 720)
 
     # Delete: the video, its stored MP4, and the generation behind it are gone.
-    stored = await server.service.generations.get(video.id)
+    stored = await server.service.generation_store.get(video.id)
     assert stored is not None and stored.video_key is not None
     blob = server.service.storage.local_path(stored.video_key)
     assert blob is not None and blob.is_file()
@@ -224,13 +236,14 @@ async def test_request_forms_the_sdk_and_other_clients_send(idle: Server, tmp_pa
     path = tmp_path / "ref.jpg"
     path.write_bytes(jpeg)
 
-    # No model: the first listed model that can take the request.
+    # No model: the first listed model that can take the request (local-preview takes an
+    # image too; test_a_default_model_takes_the_request skips one that cannot).
     text = await client.videos.create(prompt="defaults")
     assert (text.model, text.seconds, text.size) == ("local-preview", "5", "1280x720")
     from_image = await client.videos.create(prompt="from a file path", input_reference=path)
-    assert from_image.model == "house-i2v"
+    assert from_image.model == "local-preview"
     raw_bytes = await client.videos.create(
-        prompt="raw bytes", input_reference=jpeg, size="1792x1024"
+        model="house-i2v", prompt="raw bytes", input_reference=jpeg, size="1792x1024"
     )
     assert (raw_bytes.model, raw_bytes.size) == ("house-i2v", "1280x720")  # 1792x1024 is 16:9
     # The reference as an object, in a form: `input_reference[image_url]` (the SDK's
@@ -263,7 +276,7 @@ async def test_request_forms_the_sdk_and_other_clients_send(idle: Server, tmp_pa
         },
         cast_to=Video,
     )
-    assert posted.model == "house-i2v"
+    assert posted.model == "local-preview"
 
     # A url-encoded form (curl -d) and a multipart one (curl -F) without the SDK.
     form = await idle.http.post(
@@ -286,6 +299,24 @@ async def test_request_forms_the_sdk_and_other_clients_send(idle: Server, tmp_pa
         "/v1/videos", content=b"prompt", headers={**idle.auth(key), "content-type": "text/plain"}
     )
     assert plain.status_code == 415 and set(plain.json()["error"]) == ERROR_KEYS
+
+
+async def test_a_default_model_takes_the_request(tmp_path: Path) -> None:
+    """Without `model`, the first listed model that can take the request: one that takes no
+    image is passed over for a request with an image."""
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text("replace = true\n" + TEXT_ONLY + CATALOG)
+    async with running(test_settings(tmp_path / "data", catalog=catalog), workers=False) as app:
+        key = await app.new_key()
+        png = data_url(image("PNG"), "image/png")
+        for body, model in (
+            ({"input_reference": {"image_url": png}}, "house-i2v"),
+            ({}, "house-text"),
+        ):
+            made = await app.client.post(
+                "/v1/videos", json={"prompt": "p", **body}, headers=app.auth(key)
+            )
+            assert made.status_code == 200 and made.json()["model"] == model, made.text
 
 
 async def test_list_pages_through_every_video_in_both_orders(idle: Server) -> None:
@@ -340,7 +371,7 @@ async def test_deleting_an_unfinished_video_cancels_it_first(idle: Server) -> No
     assert (await client.videos.delete(video.id)).deleted is True
     with pytest.raises(openai.NotFoundError):
         await client.videos.retrieve(video.id)
-    assert await idle.service.generations.get(video.id) is None
+    assert await idle.service.generation_store.get(video.id) is None
 
 
 async def test_both_apis_refuse_a_create_alike_when_every_route_is_failing(idle: Server) -> None:
@@ -405,7 +436,7 @@ async def test_errors_raise_the_sdk_exception_classes(idle: Server) -> None:
         ({"model": "sora-2"}, "model", "model_retired"),
         ({"prompt": " "}, "prompt", "prompt_empty"),
         (
-            {"model": "local-preview", "input_reference": image("PNG")},
+            {"model": "house-text", "input_reference": image("PNG")},
             "input_reference",
             "image_not_supported",
         ),
@@ -441,9 +472,9 @@ async def test_errors_raise_the_sdk_exception_classes(idle: Server) -> None:
     with pytest.raises(openai.ConflictError) as early:
         await client.videos.download_content(queued.id)
     assert early.value.code == "video_not_ready"
-    with pytest.raises(openai.BadRequestError) as variant:
+    with pytest.raises(openai.ConflictError) as early:
         await client.videos.download_content(queued.id, variant="thumbnail")
-    assert (variant.value.param, variant.value.code) == ("variant", "variant_unsupported")
+    assert early.value.code == "video_not_ready"
     with pytest.raises(openai.BadRequestError) as variant:
         await client.videos.download_content(queued.id, variant="poster")  # type: ignore[arg-type]
     assert variant.value.param == "variant"
@@ -471,7 +502,7 @@ async def test_a_server_fault_is_the_sdks_internal_server_error(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(idle.service.generations, "page", broken)
+    monkeypatch.setattr(idle.service.generation_store, "page", broken)
     with pytest.raises(openai.InternalServerError) as fault:
         await client.videos.list()
     assert (fault.value.status_code, fault.value.code) == (500, "internal_error")

@@ -1,5 +1,5 @@
 """What clients nobody here wrote found (issue 14, point 5): every 405 names the allowed
-methods, OpenAI's unimplemented video endpoints are 404s, and /openapi.json is as strict as
+methods (OpenAI's video operations too), and /openapi.json is as strict as
 the server, so a client generated from it never sends a request that always fails."""
 
 from __future__ import annotations
@@ -37,14 +37,18 @@ async def test_every_405_names_the_allowed_methods(
 
 
 @pytest.mark.parametrize("name", ["edits", "extensions", "characters"])
-@pytest.mark.parametrize("method", ["POST", "PUT"])
-async def test_unimplemented_openai_video_endpoints_are_404(
-    app: Harness, name: str, method: str
+async def test_openais_video_operations_are_served_and_405_other_methods(
+    app: Harness, name: str
 ) -> None:
+    """They fall inside /v1/videos/{video_id}: a PUT is a 405 naming POST, not a 404, and a
+    POST is served (here refused for what it lacks, naming it)."""
     key = await app.new_key()
-    response = await app.client.request(method, f"/v1/videos/{name}", headers=app.auth(key))
-    assert response.status_code == 404, response.text
-    assert response.json()["error"]["code"] == "route_not_found"
+    put = await app.client.put(f"/v1/videos/{name}", headers=app.auth(key))
+    assert put.status_code == 405, put.text
+    assert put.headers["allow"] == "POST"
+    post = await app.client.post(f"/v1/videos/{name}", json={}, headers=app.auth(key))
+    assert post.status_code in (400, 415), post.text
+    assert post.json()["error"]["code"] != "route_not_found"
 
 
 async def test_openapi_is_as_strict_as_the_server(app: Harness) -> None:
@@ -56,7 +60,7 @@ async def test_openapi_is_as_strict_as_the_server(app: Harness) -> None:
             assert branch["properties"]["prompt"]["minLength"] == 1
     content = doc["paths"]["/v1/videos/{video_id}/content"]["get"]
     [variant] = [p for p in content["parameters"] if p["name"] == "variant"]
-    assert variant["schema"]["enum"] == ["video"]
+    assert variant["schema"]["enum"] == ["video", "thumbnail", "spritesheet"]
     usage = doc["paths"]["/v1/usage"]["get"]["parameters"]
     for bound in (p for p in usage if p["name"] in ("from", "to")):
         assert {f["format"] for f in bound["schema"]["anyOf"]} == {"date", "date-time"}

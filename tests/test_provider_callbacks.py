@@ -9,8 +9,8 @@ from typing import Any
 
 from tests.fakes.openai_videos import FakeOpenAIVideos
 from tests.support.harness import running, test_settings
+from tests.support.openai_videos import KEY, KEY_ENV, operator_catalog
 from tests.support.servers import serve_app
-from tests.test_provider_openai_videos import KEY, KEY_ENV, operator_catalog
 from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 
 
@@ -50,21 +50,21 @@ async def test_genuine_callback_polls_now_and_forged_ones_change_nothing(tmp_pat
         created = await app.create(key, model="gateway-clip", prompt="call me back")
         gid = created.json()["id"]
         await app.wait_for(key, gid, statuses=("in_progress",), timeout=10)
-        g = await app.service.generations.get(gid)
+        g = await app.service.generation_store.get(gid)
         assert g is not None and g.provider_job_id is not None
-        callback = app.service.callbacks.url_for(gid)
+        callback = app.service.callback_tokens.url_for(gid)
         assert callback is not None
         path = callback.removeprefix("https://vidrouter.example.com")
         assert sum(fake.polls.values()) == 0  # nothing polled yet: the first poll is 15 s off
 
         # Forged: a wrong token, another generation's token, a claim of success in the body.
-        other = app.service.callbacks.token("gen_" + "x" * 24)
+        other = app.service.callback_tokens.token("gen_" + "x" * 24)
         wrong_token = path[:-1] + ("0" if path[-1] != "0" else "1")
         for forged in [wrong_token, path.rsplit("/", 1)[0] + "/" + other]:
             r = await app.client.post(forged, json={"status": "completed", "id": g.provider_job_id})
             assert r.status_code == 404
             assert r.json()["error"]["type"] == "not_found_error"
-        unchanged = await app.service.generations.get(gid)
+        unchanged = await app.service.generation_store.get(gid)
         assert unchanged is not None
         assert unchanged.status.value == "in_progress"
         assert unchanged.next_attempt_at == g.next_attempt_at

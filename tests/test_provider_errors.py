@@ -62,7 +62,7 @@ async def test_each_documented_code_is_classified_by_its_code(
     async with serve_app(app) as url:
         settings = test_settings(tmp_path, environ=_filled(spec["environ"], url))
         adapter = factories()[provider].build(base.ProviderContext(settings, tmp_path, _no_pool))
-        request = {"generation_id": "gen_errors1", "prompt": "a lighthouse at dusk"}
+        request: dict[str, Any] = {"generation_id": "gen_errors1", "prompt": "a lighthouse at dusk"}
         request |= {"duration": 5.0, "aspect_ratio": "16:9", **_filled(spec["request"], url)}
         try:
             for case in spec["cases"]:

@@ -3,58 +3,24 @@
 from __future__ import annotations
 
 import base64
-import contextlib
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from tests.fakes.kling import KlingFake, error_body
 from tests.support.images import data_uri, png
-from tests.support.servers import serve_app
-from tests.test_provider_kling import frame_url
+from tests.support.kling import adapter_for, frame_url, request
 from vidrouter.providers.base import (
     AuthFailed,
     ContentRejected,
     InvalidInput,
     ProviderError,
     ProviderJob,
-    ProviderRequest,
     ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
 )
-from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.kling import KlingProvider
 
 # --- the adapter on its own -----------------------------------------------------------------
-
-
-def request(**kw: Any) -> ProviderRequest:
-    values: dict[str, Any] = {
-        "generation_id": "gen_test1",
-        "model": "kling-v2-5-turbo",
-        "prompt": "a lighthouse at dusk",
-        "duration": 5.0,
-        "aspect_ratio": "16:9",
-        "options": {"mode": "pro"},
-    }
-    values.update(kw)
-    return ProviderRequest(**values)
-
-
-@contextlib.asynccontextmanager
-async def adapter_for(fake: KlingFake) -> AsyncIterator[KlingProvider]:
-    async with serve_app(fake.app) as url:
-        provider = KlingProvider(
-            AdapterConfig(
-                url, {"KLING_ACCESS_KEY": fake.access_key, "KLING_SECRET_KEY": fake.secret_key}.get
-            )
-        )
-        try:
-            yield provider
-        finally:
-            await provider.aclose()
 
 
 ERROR_CODES = [

@@ -10,25 +10,14 @@ import httpx
 import lumaai
 import pytest
 
-# `images` is conftest's; tests/test_controls_luma.py imports it from here.
-from tests.conftest import images as images
 from tests.fakes.base import sample_mp4
 from tests.fakes.luma import MODERATION_FAILED, LumaFake
-from tests.support.harness import assert_error, assert_failed, running, test_settings
-from tests.support.providers import fake_fixture
+from tests.support.harness import assert_failed, running
+from tests.support.luma import CREATE, KEY, settings_for
+from tests.support.providers import assert_create_refused_unsent, fake_fixture, models_listed
 from vidrouter.settings import Settings
 
-KEY = "test-key"
-CREATE = "/dream-machine/v1/generations"
-
-
 luma = fake_fixture(lambda: LumaFake(api_key=KEY), lambda made: made.app())
-
-
-def _settings(tmp_path: Path, url: str, key: str = KEY, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {"provider_delay_scale": 0.01, **overrides}
-    environ = {"LUMAAI_API_KEY": key, "VIDROUTER_LUMA_BASE_URL": url}
-    return test_settings(tmp_path / "data", environ=environ, **values)
 
 
 async def _run(settings: Settings, **body: Any) -> dict[str, Any]:
@@ -117,24 +106,26 @@ async def test_sdk_sees_errors_and_failures(luma: tuple[LumaFake, str]) -> None:
 
 async def test_models_as_listed(luma: tuple[LumaFake, str], tmp_path: Path) -> None:
     _, url = luma
-    async with running(_settings(tmp_path / "a", url), workers=False) as app:
-        key = await app.new_key()
-        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-        models = {m["id"]: m for m in data}
-        assert models["ray-2"]["provider"] == "Luma AI"
-        assert models["ray-2"]["durations"] == [5, 9]
-        assert models["ray-2"]["default_duration"] == 5 and models["ray-2"]["max_duration"] == 9
-        assert models["ray-2"]["pricing"]["per_second"] == 0.1416  # the default configuration
-        assert models["ray-2"]["pricing"]["currency"] == "USD"
-        assert models["ray-flash-2"]["pricing"]["per_second"] == 0.0487
-        assert models["ray-flash-2"]["capabilities"] == ["text-to-video", "image-to-video"]
+    models = await models_listed(settings_for(tmp_path / "a", url))
+    assert models["ray-2"]["provider"] == "Luma AI"
+    assert models["ray-2"]["durations"] == [5, 9]
+    assert models["ray-2"]["default_duration"] == 5 and models["ray-2"]["max_duration"] == 9
+    assert models["ray-2"]["pricing"]["per_second"] == 0.1416  # the default configuration
+    assert models["ray-2"]["pricing"]["currency"] == "USD"
+    assert models["ray-flash-2"]["pricing"]["per_second"] == 0.0487
+    assert models["ray-flash-2"]["capabilities"] == [
+        "text-to-video",
+        "image-to-video",
+        "video-to-video",
+        "video-extend",
+    ]
 
 
 async def test_text_to_video_sends_the_documented_request(
     luma: tuple[LumaFake, str], tmp_path: Path
 ) -> None:
     fake, url = luma  # the stored video and the webhook: the contract suite
-    done = await _run(_settings(tmp_path, url), prompt="a red fox", aspect_ratio="9:16")
+    done = await _run(settings_for(tmp_path, url), prompt="a red fox", aspect_ratio="9:16")
     assert done["status"] == "completed", done
     assert done["cost"] == {"amount": round(5 * 0.1416, 6), "currency": "USD"}
     assert fake.created == [
@@ -155,7 +146,7 @@ async def test_image_to_video_sends_the_url_as_frame0(
     fake, url = luma
     image_url = f"{images}/frame.png"
     done = await _run(
-        _settings(tmp_path, url), model="ray-flash-2", duration=9, image_url=image_url
+        settings_for(tmp_path, url), model="ray-flash-2", duration=9, image_url=image_url
     )
     assert done["status"] == "completed", done
     [body] = fake.created
@@ -175,11 +166,10 @@ async def test_luma_limits_are_checked_before_any_request(
     luma: tuple[LumaFake, str], tmp_path: Path, body: dict[str, Any], code: str
 ) -> None:
     fake, url = luma
-    async with running(_settings(tmp_path, url), workers=False) as app:
-        key = await app.new_key()
-        response = await app.create(key, model="ray-2", prompt="p", **body)
-        assert_error(response, 400, code)
-    assert fake.plan.requests == []
+    settings = settings_for(tmp_path, url)
+    await assert_create_refused_unsent(
+        settings, fake, code, **{"model": "ray-2", "prompt": "p", **body}
+    )
 
 
 async def test_data_uri_image_fails_as_invalid_input_without_a_request(
@@ -187,9 +177,8 @@ async def test_data_uri_image_fails_as_invalid_input_without_a_request(
 ) -> None:
     fake, url = luma
     data_uri = "data:image/png;base64,iVBORw0KGgo="
-    done = await _run(_settings(tmp_path, url), image_url=data_uri)
-    assert_failed(done, "invalid_input")
-    assert "http(s) image URL" in done["error"]["message"]
+    done = await _run(settings_for(tmp_path, url), image_url=data_uri)
+    assert_failed(done, "invalid_input", "http(s) image URL")
     assert fake.plan.requests == []
 
 
@@ -197,9 +186,8 @@ async def test_image_that_is_not_an_image_fails_before_luma_sees_it(
     luma: tuple[LumaFake, str], images: str, tmp_path: Path
 ) -> None:
     fake, url = luma
-    done = await _run(_settings(tmp_path, url), image_url=f"{images}/page.png")
-    assert_failed(done, "invalid_input")
-    assert "neither PNG nor JPEG" in done["error"]["message"]
+    done = await _run(settings_for(tmp_path, url), image_url=f"{images}/page.png")
+    assert_failed(done, "invalid_input", "neither PNG nor JPEG")
     # We fetch and check every input image once, before any provider is called.
     assert fake.plan.count("POST", CREATE) == 0
 
@@ -209,9 +197,9 @@ async def test_luma_side_failure_is_a_provider_error(
 ) -> None:
     fake, url = luma
     fake.fail_jobs_with = "Job failed due to an internal error"
-    async with running(_settings(tmp_path, url)) as app:
+    async with running(settings_for(tmp_path, url)) as app:
         done = await app.generate(model="ray-2", prompt="a fox", timeout=30)
-        stored = await app.service.generations.get(done["id"])
+        stored = await app.service.generation_store.get(done["id"])
     assert_failed(done, "provider_error")
     # The client reads our sentence; Luma's own words are kept for operators.
     assert done["error"]["message"].startswith("the provider could not make this video")

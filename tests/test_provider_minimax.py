@@ -7,9 +7,6 @@ whole service through our HTTP API, with faults injected at the fake.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,30 +14,17 @@ import httpx
 import pytest
 
 from tests.fakes.minimax import MinimaxFake
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness
 from tests.support.images import data_uri, image_host, png
+from tests.support.minimax import WAIT, adapter, request, service
 from tests.support.providers import assert_limits_refused
-from tests.support.servers import serve_app, serve_app_in_thread
+from tests.support.servers import serve_app_in_thread
 from tests.support.video import decode
 from vidrouter.engine.advance import MAX_JOB_FAILURES
 from vidrouter.providers import base
-from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.minimax import MinimaxProvider
 
 CREATE, QUERY, RETRIEVE = "/v1/video_generation", "/v1/query/video_generation", "/v1/files/retrieve"
-MODELS = {"hailuo-2.3", "hailuo-2.3-fast", "hailuo-02"}
-WAIT = 20.0
-
-
-@contextlib.asynccontextmanager
-async def service(
-    tmp_path: Path, fake: MinimaxFake, *, key: str = "test-key", scale: float = 0.01
-) -> AsyncIterator[Harness]:
-    async with serve_app(fake.app()) as url:
-        environ = {"MINIMAX_API_KEY": key, "VIDROUTER_MINIMAX_BASE_URL": url}
-        settings = test_settings(tmp_path / "data", environ=environ, provider_delay_scale=scale)
-        async with running(settings) as app:
-            yield app
+MODELS = {"hailuo-2.3", "hailuo-2.3-fast", "hailuo-02", "s2v-01"}
 
 
 async def generate(app: Harness, **body: Any) -> dict[str, Any]:
@@ -148,28 +132,6 @@ def test_published_examples_drive_the_fake(tmp_path: Path) -> None:
         assert "Trace-Id" in denied.headers
 
 
-@contextlib.asynccontextmanager
-async def adapter(fake: MinimaxFake, key: str = "test-key") -> AsyncIterator[MinimaxProvider]:
-    async with serve_app(fake.app()) as url:
-        provider = MinimaxProvider(
-            AdapterConfig(url, {"MINIMAX_API_KEY": key}.get, allow_private_images=True)
-        )
-        try:
-            yield provider
-        finally:
-            await provider.aclose()
-
-
-HAILUO = base.ProviderRequest(
-    "gen_test", "MiniMax-Hailuo-2.3", "a red fox in the snow", 6.0, "16:9",
-    options={"resolution": "768P"},
-)  # fmt: skip
-
-
-def request(**overrides: Any) -> base.ProviderRequest:
-    return dataclasses.replace(HAILUO, **overrides)
-
-
 @pytest.mark.parametrize(
     ("code", "error"),
     [
@@ -258,6 +220,9 @@ async def test_models_as_listed(tmp_path: Path) -> None:
         assert ours["hailuo-2.3"]["durations"] == [6, 10]
         assert ours["hailuo-2.3"]["aspect_ratios"] == ["16:9"]
         assert ours["hailuo-2.3-fast"]["capabilities"] == ["image-to-video"]
+        subject = ours["s2v-01"]  # one character image, 6 s
+        assert subject["capabilities"] == ["reference-to-video"]
+        assert subject["limits"]["references"] == {"image": 1} and subject["durations"] == [6]
 
 
 async def test_text_to_video_sends_the_documented_request(tmp_path: Path) -> None:
@@ -366,7 +331,7 @@ async def test_failures_end_in_their_documented_state(tmp_path: Path) -> None:
         )
         fake.fail_jobs_with = (0, "generation failed")
         failed_task = await generate(app, model="hailuo-02", prompt="p")
-        stored = await app.service.generations.get(failed_task["id"])
+        stored = await app.service.generation_store.get(failed_task["id"])
     # The client's own mistakes show MiniMax's reason after our sentence.
     expected = [
         (moderated_input, "content_policy", "1026"),

@@ -14,18 +14,16 @@ import pytest
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.openai_videos import FakeOpenAIVideos
-from tests.support.catalogs import gateway_model
-from tests.support.harness import Harness, assert_error, running, test_settings
+from tests.support.harness import Harness, running, test_settings
 from tests.support.images import data_uri, png
+from tests.support.openai_videos import KEY, KEY_ENV, operator_catalog
+from tests.support.providers import assert_creates_refused
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.domain.catalog import load_catalog
 from vidrouter.providers.base import AuthFailed, InvalidInput, JobState, MalformedResponse
 from vidrouter.providers.openai_videos import Upstream, seconds_for, size_for, status_of
 from vidrouter.settings import Settings
-
-KEY_ENV = "GATEWAY_VIDEO_KEY"
-KEY = "sk-gateway-test"
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -141,28 +139,6 @@ async def gateway(
         yield fake, app
 
 
-def operator_catalog(path: Path, base_url: str, timeout: float) -> Path:
-    """Three models an operator serves through one OpenAI-style gateway (the fake)."""
-    text = (
-        gateway_model("gateway-clip", "upstream-clip-1", base_url, KEY_ENV, timeout)
-        + gateway_model(
-            "gateway-hd",
-            "upstream-clip-hd",
-            base_url,
-            KEY_ENV,
-            timeout,
-            sizes='"16:9=1792x1024,9:16=1024x1792"',
-            request_format='"json"',
-        )
-        + gateway_model(
-            "gateway-strict", "upstream-clip-1", base_url, KEY_ENV, timeout, fit_image="false"
-        )
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def settings_for(
     tmp_path: Path, url: str, key: str | None = KEY, timeout: float = 5.0, **overrides: Any
 ) -> Settings:
@@ -229,7 +205,7 @@ async def test_text_to_video_sends_the_documented_request(
     assert (info.codec, info.width, info.height) == ("h264", 320, 180)
 
     # The job remembers where its upstream is and which variable holds the key, not the key.
-    row = await app.service.generations.get(gen_id)
+    row = await app.service.generation_store.get(gen_id)
     assert row is not None
     assert row.provider_job_data["base_url"] == f"{url}/v1"
     assert row.provider_job_data["api_key_env"] == KEY_ENV
@@ -281,9 +257,7 @@ async def test_limits_are_checked_before_anything_reaches_the_upstream(
         ({"aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
         ({"image_url": "data:image/gif;base64,R0lGOD"}, "image_url_invalid"),
     ]
-    for extra, code in cases:
-        r = await app.create(key, model="gateway-clip", prompt="a fox", **extra)
-        assert_error(r, 400, code)
+    await assert_creates_refused(app, key, cases, model="gateway-clip", prompt="a fox")
     assert fake.plan.requests == []
 
 
@@ -291,8 +265,9 @@ async def test_bad_images_fail_with_invalid_input(
     gateway: tuple[FakeOpenAIVideos, Harness], tmp_path: Path
 ) -> None:
     fake, app = gateway
-    # Not an image at all: refused before the upstream is asked.
-    not_png = data_uri(b"this is not an image, whatever the header says")
+    # A PNG's signature, then no image: refused before the upstream is asked (a data URI
+    # without the signature is refused at create: tests/test_openapi_contract.py).
+    not_png = data_uri(b"\x89PNG\r\n\x1a\n this is not an image, whatever the header says")
     done = await generate(app, image_url=not_png)
     assert (done["status"], done["error"]["code"]) == ("failed", "invalid_input"), done
     assert fake.plan.requests == []

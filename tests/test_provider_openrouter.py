@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,10 @@ from openrouter import OpenRouter, errors
 from tests.fakes.base import sample_mp4
 from tests.fakes.minimax import MinimaxFake
 from tests.fakes.openrouter import OpenRouterFake
-from tests.support.harness import assert_error, running, test_settings
+from tests.support.harness import running
 from tests.support.images import data_uri, png
-from tests.support.providers import fake_fixture
+from tests.support.openrouter import KEY, ROUTED, context, settings_for
+from tests.support.providers import assert_creates_refused, fake_fixture
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from tests.support.video import decode
@@ -26,54 +26,16 @@ from vidrouter.domain.generation import Generation
 from vidrouter.engine.advance import MAX_TRIES
 from vidrouter.providers.base import (
     JobState,
-    ProviderContext,
     ProviderRequest,
 )
 from vidrouter.providers.openrouter import FACTORY
 from vidrouter.providers.openrouter.callbacks import verify_callback
-from vidrouter.settings import Settings
 
-KEY = "test-key"
 VIDEOS = "/api/v1/videos"
-ROUTED = {
-    "veo-3.1",
-    "veo-3.1-fast",
-    "kling-v3",
-    "hailuo-2.3",
-    "seedance-2",
-    "seedance-2-fast",
-    "seedance-2-mini",
-    "seedance-1.5-pro",
-    "wan-2.7",
-    "wan-2.6",
-    "gen4.5",
-}
 NO_BREAKER = {"circuit_failure_threshold": 1000}
 
 
 fake = fake_fixture(lambda: OpenRouterFake(api_key=KEY))
-
-
-def settings_for(
-    tmp_path: Path,
-    url: str,
-    *,
-    key: str | None = KEY,
-    scale: float = 0.01,
-    environ: dict[str, str] | None = None,
-    public_url: str | None = "https://videos.example.com",
-    **overrides: Any,
-) -> Settings:
-    env = {"VIDROUTER_OPENROUTER_BASE_URL": url + "/api", **(environ or {})}
-    if key is not None:
-        env["OPENROUTER_API_KEY"] = key
-    return test_settings(
-        tmp_path / "data",
-        environ=env,
-        provider_delay_scale=scale,
-        public_url=public_url,
-        **overrides,
-    )
 
 
 async def run_one(
@@ -101,9 +63,14 @@ async def run_and_store(
     async with running(settings_for(tmp_path, url, scale=scale, **(settings or {}))) as app:
         done = await app.generate(**body, timeout=30)
         assert done["status"] in ("completed", "failed"), done
-        stored = await app.service.generations.get(done["id"])
+        stored = await app.service.generation_store.get(done["id"])
         assert stored is not None
         return done, stored
+
+
+async def _unbroken(tmp_path: Path, url: str, model: str) -> tuple[dict[str, Any], Generation]:
+    """`run_and_store` of `model` with no circuit breaker between its tries."""
+    return await run_and_store(tmp_path, url, model=model, prompt="p", settings=NO_BREAKER)
 
 
 def assert_ours_kept_theirs(done: dict[str, Any], stored: Generation, theirs: str) -> None:
@@ -113,13 +80,6 @@ def assert_ours_kept_theirs(done: dict[str, Any], stored: Generation, theirs: st
     assert done["error"]["message"].startswith("the provider could not make this video"), done
     assert theirs not in done["error"]["message"], done
     assert stored.error is not None and theirs in stored.error.message, stored.error
-
-
-def context(settings: Settings, tmp_path: Path) -> ProviderContext:
-    def pool() -> Executor:
-        return ThreadPoolExecutor(1)
-
-    return ProviderContext(settings, tmp_path / "work", pool)
 
 
 # --- 1. the official SDK against the fake ----------------------------------------------------
@@ -362,9 +322,7 @@ async def test_provider_limits_are_checked_before_any_request(
             ({"model": "gen4.5", "aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
             ({"model": "veo-3.1", "aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),
         ]
-        for extra, code in cases:
-            r = await app.create(key, prompt="p", **extra)
-            assert_error(r, 400, code)
+        await assert_creates_refused(app, key, cases, prompt="p")
     assert openrouter.plan.requests == []
 
 
@@ -401,9 +359,7 @@ async def test_job_failures_map_to_our_codes(
 ) -> None:
     openrouter, url = fake
     openrouter.fail_jobs_with = failure
-    done, stored = await run_and_store(
-        tmp_path, url, model="gen4.5", prompt="p", settings=NO_BREAKER
-    )
+    done, stored = await _unbroken(tmp_path, url, "gen4.5")
     assert done["status"] == "failed"
     if code == "provider_error":
         assert_ours_kept_theirs(done, stored, failure)
@@ -417,9 +373,7 @@ async def test_expired_jobs_are_submitted_again(
 ) -> None:
     openrouter, url = fake
     openrouter.expire_jobs = True
-    done, stored = await run_and_store(
-        tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER
-    )
+    done, stored = await _unbroken(tmp_path, url, "wan-2.7")
     assert done["status"] == "failed"
     assert_ours_kept_theirs(done, stored, "expired")
     assert len(openrouter.created) == 3
@@ -437,9 +391,7 @@ async def test_a_job_openrouter_does_not_know_is_polled_again_then_given_up(
         times=times,
         body={"error": {"code": 404, "message": "Video generation job not found"}},
     )
-    done, stored = await run_and_store(
-        tmp_path, url, model="wan-2.7", prompt="p", settings=NO_BREAKER
-    )
+    done, stored = await _unbroken(tmp_path, url, "wan-2.7")
     assert done["status"] == status, done
     assert len(openrouter.created) == 1  # never paid for twice
     if status == "failed":

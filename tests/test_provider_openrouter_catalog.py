@@ -8,13 +8,8 @@ import httpx
 import pytest
 
 from tests.fakes.openrouter import OpenRouterFake
-from tests.test_provider_openrouter import (
-    KEY,
-    ROUTED,
-    context,
-    fake,  # noqa: F401 - a fixture
-    settings_for,
-)
+from tests.support.openrouter import KEY, ROUTED, context, settings_for
+from tests.support.providers import fake_fixture
 from vidrouter.cli.catalog import _check as check_catalog
 from vidrouter.domain.catalog import load_catalog
 from vidrouter.providers import http as provider_http
@@ -28,6 +23,8 @@ from vidrouter.providers.openrouter import FACTORY
 from vidrouter.providers.openrouter.callbacks import sign_callback, verify_callback
 from vidrouter.providers.openrouter.catalog import price_per_second
 from vidrouter.providers.openrouter.errors import refine
+
+fake = fake_fixture(lambda: OpenRouterFake(api_key=KEY))
 
 # --- 4. the published catalog, prices, errors, callbacks ------------------------------------
 

@@ -11,13 +11,10 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from tests.fakes.replicate import MODELS, ReplicateFake
+from tests.support.providers import fake_fixture
 from tests.support.receiver import WebhookReceiver
+from tests.support.replicate import KEY, settings_for
 from tests.support.servers import serve_app
-from tests.test_provider_replicate import (
-    KEY,
-    _settings,
-    fake,  # noqa: F401 - a fixture
-)
 from vidrouter.domain.catalog import load_catalog
 from vidrouter.providers.base import (
     AuthFailed,
@@ -32,6 +29,8 @@ from vidrouter.providers.replicate import FACTORY
 from vidrouter.providers.replicate.adapter import ReplicateProvider
 from vidrouter.providers.replicate.callbacks import verify_webhook
 from vidrouter.providers.replicate.catalog import published
+
+fake = fake_fixture(lambda: ReplicateFake(api_token=KEY), lambda made: made.app())
 
 # --- the adapter alone: webhooks, published catalog -----------------------------------------
 
@@ -86,7 +85,7 @@ async def test_published_models_agree_with_our_catalog(
     fake: tuple[ReplicateFake, str], tmp_path: Path
 ) -> None:
     _, url = fake
-    settings = _settings(tmp_path, url)
+    settings = settings_for(tmp_path, url)
     ctx = FACTORY.config(ProviderContext(settings, tmp_path, render_pool=lambda: pytest.fail("x")))
     catalog = load_catalog()
     routes = {

@@ -15,20 +15,13 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.runway import RunwayFake
 from tests.support.harness import assert_failed, running
 from tests.support.images import data_uri, png
-from tests.support.providers import assert_limits_refused, fake_fixture, keyed_settings
+from tests.support.providers import assert_limits_refused, fake_fixture
+from tests.support.runway import quick_sdk, settings_for
 from tests.support.servers import serve_app
 from tests.support.video import decode
 from vidrouter.domain.generation import Generation
-from vidrouter.settings import Settings
 
 fake = fake_fixture(RunwayFake)
-
-
-def settings_for(
-    tmp_path: Path, url: str, *, key: str | None = "test-key", scale: float = 0.01
-) -> Settings:
-    environ = {"VIDROUTER_RUNWAY_BASE_URL": url}
-    return keyed_settings(tmp_path, environ, "RUNWAYML_API_SECRET", key, provider_delay_scale=scale)
 
 
 async def run_one(
@@ -39,7 +32,7 @@ async def run_one(
     async with running(settings_for(tmp_path, url, scale=scale)) as app:
         done = await app.generate(**body, timeout=30)
         assert done["status"] in ("completed", "failed"), done
-        stored = await app.service.generations.get(done["id"])
+        stored = await app.service.generation_store.get(done["id"])
         assert stored is not None
         return done, stored
 
@@ -51,9 +44,7 @@ async def test_official_sdk_drives_the_fake(
     fake: tuple[RunwayFake, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runway, url = fake
-    monkeypatch.setattr(runwayml.lib.polling, "POLL_TIME", 0.01)
-    monkeypatch.setattr(runwayml.lib.polling, "POLL_JITTER", 0)
-    client = runwayml.AsyncRunwayML(api_key="test-key", base_url=url, max_retries=0)
+    client = quick_sdk(url, monkeypatch)
     async with client:
         # text to video, polled by hand
         created = await client.text_to_video.create(
@@ -251,7 +242,6 @@ async def test_provider_limits_are_checked_before_any_request(
     [
         ({"model": "gen4.5", "prompt": "square", "aspect_ratio": "1:1"}, "only from an image"),
         ({"model": "gen4.5", "prompt": "x" * 1001}, "at most 1000"),
-        ({"model": "gen4.5", "prompt": "p", "image_url": data_uri(b"GIF89a....")}, "PNG nor JPEG"),
     ],
 )
 async def test_requests_runway_cannot_take_fail_invalid_input_without_a_call(

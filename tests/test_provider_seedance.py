@@ -8,26 +8,17 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import byteplussdkarkruntime as ark_runtime
 import httpx
 import pytest
+from byteplussdkarkruntime import _exceptions as ark_errors
 
 from tests.fakes.seedance import TASKS, FakeArk, ark_error
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, assert_error, running, test_settings
 from tests.support.images import data_uri, image_host, png
 from tests.support.servers import serve_app, serve_app_in_thread
 from tests.support.video import decode
 from vidrouter.domain.catalog import load_catalog
-
-try:  # the official SDK is not a project dependency: its tests skip where it is missing
-    import byteplussdkarkruntime as ark_runtime
-    from byteplussdkarkruntime import _exceptions as ark_errors
-except ImportError:  # pragma: no cover
-    ark_runtime = ark_errors = None
-
-needs_sdk = pytest.mark.skipif(
-    ark_runtime is None,
-    reason="the Ark SDK is not installed (pip install 'byteplus-python-sdk-v2[ark]==3.0.63')",
-)
 
 SEEDANCE_IDS = (
     "seedance-1-pro",
@@ -52,7 +43,6 @@ def sdk_client(fake: FakeArk, api_key: str = "test-key") -> Iterator[Any]:
             client.close()
 
 
-@needs_sdk
 def test_sdk_creates_polls_downloads_and_cancels() -> None:
     fake = FakeArk(polls_to_finish=3)
     with sdk_client(fake) as client:
@@ -105,7 +95,6 @@ def test_sdk_creates_polls_downloads_and_cancels() -> None:
     assert [c["role"] for c in body["content"][1:]] == ["first_frame", "last_frame"]
 
 
-@needs_sdk
 def test_sdk_sees_arks_errors() -> None:
     fake = FakeArk(moderate_prompts_containing="forbidden")
     with sdk_client(fake) as client:
@@ -131,7 +120,6 @@ def test_sdk_sees_arks_errors() -> None:
     assert denied.value.body["code"] == "AuthenticationError"
 
 
-@needs_sdk
 def test_async_sdk_reads_a_failed_task() -> None:
     fake = FakeArk(polls_to_finish=1, fail_jobs_with=("InternalServiceError", "boom"))
     with serve_app_in_thread(fake.app()) as url:
@@ -307,13 +295,14 @@ async def test_bad_images_fail_with_invalid_input(tmp_path: Path) -> None:
     fake = FakeArk()
     async with seedance_app(tmp_path, fake) as app:
         too_small = await generate(app, image_url=data_uri(png(100, 100)))
-        not_png = await generate(app, image_url=data_uri(b"GIF89a not really a png"))
+        gif = data_uri(b"GIF89a not really a png")
+        key = await app.new_key()
+        not_png = await app.create(key, model="seedance-1-pro", prompt="a fox", image_url=gif)
     assert too_small["status"] == "failed"
     assert too_small["error"]["code"] == "invalid_input"
     assert "100x100" in too_small["error"]["message"]
-    assert not_png["status"] == "failed"
-    assert not_png["error"]["code"] == "invalid_input"
-    assert fake.plan.count("POST", TASKS) == 1  # the undecodable one never left us
+    assert assert_error(not_png, 400, "image_url_invalid")["param"] == "image_url"
+    assert fake.plan.count("POST", TASKS) == 1  # the one that is no image never left us
 
 
 async def test_failed_and_expired_tasks(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.veo import RAI_REASON, VeoFake
 from tests.support.harness import Harness, assert_error, running
 from tests.support.images import data_uri, png
-from tests.support.providers import fake_fixture, keyed_settings
+from tests.support.providers import fake_fixture
+from tests.support.veo import PREDICT, settings_for
 from tests.support.video import decode
 from vidrouter.domain.controls import Controls
 from vidrouter.providers.base import (
@@ -32,22 +33,11 @@ from vidrouter.providers.base import (
 )
 from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.veo import VeoProvider
-from vidrouter.settings import Settings
 
-PREDICT = ":predictLongRunning"
 OPERATIONS = "/operations/"
 
 
 fake = fake_fixture(VeoFake)
-
-
-def settings_for(
-    tmp_path: Path, url: str, *, key: str | None = "test-key", scale: float = 0.01, **kw: Any
-) -> Settings:
-    environ = {"VIDROUTER_GEMINI_BASE_URL": url}
-    return keyed_settings(
-        tmp_path, environ, "GEMINI_API_KEY", key, provider_delay_scale=scale, **kw
-    )
 
 
 async def generate(app: Harness, **body: Any) -> dict[str, Any]:
@@ -244,7 +234,13 @@ async def test_models_prices_and_the_retired_veo_3(
             assert model["provider"] == "Google"
             assert model["durations"] == [4, 6, 8] and model["default_duration"] == 8
             assert model["aspect_ratios"] == ["16:9", "9:16"]
-            assert model["capabilities"] == ["text-to-video", "image-to-video"]
+        both = ["text-to-video", "image-to-video"]
+        assert veo["veo-3.1"]["capabilities"] == [*both, "reference-to-video", "video-extend"]
+        assert veo["veo-3.1-fast"]["capabilities"] == [*both, "video-extend"]
+        assert veo["veo-3.1"]["limits"]["references"] == {"image": 3}
+        assert veo["veo-3.1-fast"]["limits"]["references"] == {}
+        assert veo["veo-3.1"]["limits"]["extend_durations"] == [7]  # what an extension adds
+        assert veo["veo-3.1-fast"]["limits"]["extends_own_output"] is True  # Veo's own only
         retired = await app.create(key, model="veo-3", prompt="p")
         assert retired.status_code == 400
         assert retired.json()["error"]["code"] == "model_retired"

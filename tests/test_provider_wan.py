@@ -4,6 +4,7 @@ through our API against the fake, with each fault class ending in its documented
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +15,15 @@ from dashscope import VideoSynthesis
 from starlette.responses import Response
 
 from tests.fakes.wan import CREATE_PATH, FakeWan
-from tests.support.harness import Harness, assert_failed, running, test_settings
+from tests.support.harness import assert_failed, running
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app, serve_app_in_thread
 from tests.support.video import decode
+from tests.support.wan import KEY, generate, wan_settings
 from vidrouter.providers import base
 from vidrouter.providers.config import AdapterConfig
 from vidrouter.providers.wan import WanProvider
-from vidrouter.settings import Settings
 
-KEY = "test-key"
 TASKS = "/api/v1/tasks/"
 WAN_MODELS = {"wan-2.5", "wan-2.6", "wan-2.7"}
 INTERNAL_ERROR = {"request_id": "r", "code": "InternalError", "message": "Internal server error!"}
@@ -79,22 +79,14 @@ def test_dashscope_sdk_drives_the_fake(monkeypatch: pytest.MonkeyPatch, tmp_path
 
         # Image-to-video with the first frame inline (a base64 data URI) and the resolution tier.
         image = data_uri(png(400, 400))
-        i2v = VideoSynthesis.async_call(
-            model="wan2.5-i2v-preview",
-            prompt="it moves",
-            img_url=image,
-            resolution="720P",
-            duration=10,
-            api_key=KEY,
-        )
+        it_moves = partial(VideoSynthesis.async_call, prompt="it moves", api_key=KEY)
+        i2v = it_moves(model="wan2.5-i2v-preview", img_url=image, resolution="720P", duration=10)
         assert i2v.status_code == 200, i2v
         assert fake.created[-1]["input"]["img_url"] == image
 
         # Wan 2.7: the media list and resolution + ratio.
-        media = VideoSynthesis.async_call(
+        media = it_moves(
             model="wan2.7-i2v",
-            prompt="it moves",
-            api_key=KEY,
             resolution="1080P",
             duration=3,
             media=[
@@ -137,31 +129,8 @@ async def wan() -> AsyncIterator[tuple[FakeWan, str]]:
         yield fake, url
 
 
-def wan_settings(
-    tmp_path: Path, url: str, *, key: str | None = KEY, scale: float = 0.005, **overrides: Any
-) -> Settings:
-    environ = {"VIDROUTER_WAN_BASE_URL": url}
-    if key is not None:
-        environ["DASHSCOPE_API_KEY"] = key
-    return test_settings(
-        tmp_path / "data", environ=environ, provider_delay_scale=scale, **overrides
-    )
-
-
 # Keeps the route's circuit breaker closed, so that one route sees all MAX_TRIES attempts.
 NO_BREAKER = {"circuit_failure_threshold": 1000}
-
-
-async def generate(settings: Settings, timeout: float = 20.0, **body: Any) -> dict[str, Any]:
-    async with running(settings) as app:
-        return await create_and_wait(app, timeout=timeout, **body)
-
-
-async def create_and_wait(app: Harness, timeout: float = 20.0, **body: Any) -> dict[str, Any]:
-    key = await app.new_key()
-    created = await app.create(key, **body)
-    assert created.status_code == 202, created.text
-    return await app.wait_for(key, created.json()["id"], timeout=timeout)
 
 
 async def test_models_as_listed(wan: tuple[FakeWan, str], tmp_path: Path) -> None:
@@ -174,7 +143,11 @@ async def test_models_as_listed(wan: tuple[FakeWan, str], tmp_path: Path) -> Non
     assert listed["wan-2.5"]["provider"] == "Alibaba"
     assert listed["wan-2.5"]["durations"] == [5, 10]
     assert listed["wan-2.7"]["durations"] == list(range(2, 16))
-    assert listed["wan-2.6"]["capabilities"] == ["text-to-video", "image-to-video"]
+    assert listed["wan-2.6"]["capabilities"] == [
+        "text-to-video",
+        "image-to-video",
+        "reference-to-video",
+    ]
     wan26 = listed["wan-2.6"]
     assert (wan26["pricing"]["per_second"], wan26["resolutions"]) == (0.1, ["720p", "1080p"])
     assert wan26["supports"] == ["negative_prompt", "seed", "generate_audio", "enhance_prompt"]

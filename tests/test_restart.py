@@ -8,14 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from standardwebhooks.webhooks import Webhook
 
 from tests.support.process import ServeProcess, cli_env, create_key
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
-
-pytestmark = pytest.mark.slow
 
 
 async def _status(client: httpx.AsyncClient, base: str, key: str, gid: str) -> dict[str, Any]:

@@ -47,7 +47,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float = 30.0
 
 
 async def served_by(app: Harness, generation_id: str) -> list[tuple[str, str]]:
-    row = await app.service.generations.get(generation_id)
+    row = await app.service.generation_store.get(generation_id)
     assert row is not None
     return [(a.route, a.outcome) for a in row.attempts]
 
@@ -178,7 +178,7 @@ async def test_a_hung_job_is_canceled_and_the_generation_moves_to_the_next_route
         # Exactly one paid success, at the price of the route that delivered.
         assert done["cost"] == {"amount": round(DURATION * 0.08, 6), "currency": "USD"}
         assert [x["error_code"] for x in done["attempts"]][1] == "timeout"
-        row = await app.service.generations.get(done["id"])
+        row = await app.service.generation_store.get(done["id"])
         assert row is not None and row.provider_job_id == b.accepted[-1].job_id
 
         # The hung job was canceled at the provider, and charged to its route.
@@ -244,9 +244,11 @@ async def test_a_slow_job_with_nowhere_to_move_is_not_cut_short(
         route = app.service.catalog.get(MODEL).routes[0]  # type: ignore[union-attr]
         documented = app.service.providers.get(ADAPTER).poll_policy.max_wait * 0.005
         learned = await app.service.router.job_limit(route, documented)
-        assert learned.total_seconds() < 2.0 < documented.total_seconds()
-
-        a.job_seconds = 3.0
+        assert learned < documented
+        # Longer than the learned limit (whatever this machine's load made the history),
+        # within the documented one.
+        a.job_seconds = learned.total_seconds() + 1.0
+        assert a.job_seconds < documented.total_seconds()
         done = await generate(app, key)
         assert done["status"] == "completed", done
         assert [o for _, o in await served_by(app, done["id"])] == ["submitted", "completed"]

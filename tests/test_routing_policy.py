@@ -15,7 +15,7 @@ from tests.support.chaos import KEY, PRICED, chaos_service, generate, model_item
 from tests.support.hosts import MODEL, PRICES, three_hosts
 from vidrouter.engine.circuits import CircuitState
 
-DEFAULT_ROUTING = {
+DEFAULT_ROUTING: dict[str, Any] = {
     "sort": "price",
     "only": None,
     "ignore": [],
@@ -72,7 +72,7 @@ async def test_only_ignore_and_max_price_choose_among_the_hosts(
             kling_jobs,
             replicate_jobs,
         )
-        row = await hosts.app.service.generations.get(pinned["id"])
+        row = await hosts.app.service.generation_store.get(pinned["id"])
         assert row is not None and row.routing == pinned["routing"]
 
 
@@ -158,7 +158,7 @@ async def test_sort_speed_picks_the_faster_route_once_each_has_history(
 
         async def route_of(done: dict[str, Any]) -> str:
             assert done["status"] == "completed", done
-            row = await app.service.generations.get(done["id"])
+            row = await app.service.generation_store.get(done["id"])
             assert row is not None and row.route is not None
             return row.route
 

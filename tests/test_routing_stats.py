@@ -14,7 +14,13 @@ import pytest
 from tests.support.chaos import KEY, KEY_ENV, PRICED, chaos_catalog, model_item, route_key
 from tests.support.harness import running, test_settings
 from vidrouter.domain.catalog import Route
-from vidrouter.domain.routing import RouteStats, RoutingPolicy, order_routes, summarise
+from vidrouter.domain.routing import (
+    RouteAsk,
+    RouteStats,
+    RoutingPolicy,
+    route_candidates,
+    summarise,
+)
 from vidrouter.engine.circuits import CircuitState
 from vidrouter.store.route_stats import (
     COMPLETED,
@@ -100,19 +106,33 @@ def test_each_sort_orders_the_routes_it_allows() -> None:
         middle.key: summarise([(True, 40.0)]),
         # dear: no history
     }
-    assert order_routes(routes, RoutingPolicy(), stats) == routes
-    assert order_routes(routes, RoutingPolicy(sort="speed"), stats) == [middle, cheap, dear]
-    assert order_routes(routes, RoutingPolicy(sort="reliability"), stats) == [
+    assert route_candidates(routes, RouteAsk(RoutingPolicy()), stats) == routes
+    assert route_candidates(routes, RouteAsk(RoutingPolicy(sort="speed")), stats) == [
+        middle,
+        cheap,
+        dear,
+    ]
+    assert route_candidates(routes, RouteAsk(RoutingPolicy(sort="reliability")), stats) == [
         middle,
         cheap,
         dear,
     ]
     tie = {cheap.key: summarise([(True, 40.0)]), middle.key: summarise([(True, 40.0)])}
-    assert order_routes(routes, RoutingPolicy(sort="speed"), tie) == [cheap, middle, dear]
-    assert order_routes(routes, RoutingPolicy(only=("kling", "fal")), stats) == [cheap, dear]
-    assert order_routes(routes, RoutingPolicy(ignore=("fal",)), stats) == [middle, dear]
+    assert route_candidates(routes, RouteAsk(RoutingPolicy(sort="speed")), tie) == [
+        cheap,
+        middle,
+        dear,
+    ]
+    assert route_candidates(routes, RouteAsk(RoutingPolicy(only=("kling", "fal"))), stats) == [
+        cheap,
+        dear,
+    ]
+    assert route_candidates(routes, RouteAsk(RoutingPolicy(ignore=("fal",))), stats) == [
+        middle,
+        dear,
+    ]
     capped = RoutingPolicy(sort="speed", max_price_per_second=0.24)
-    assert order_routes(routes, capped, stats) == [middle, cheap]
+    assert route_candidates(routes, RouteAsk(capped), stats) == [middle, cheap]
 
 
 def test_a_policy_survives_the_row() -> None:

@@ -9,7 +9,6 @@ import asyncio
 import ssl
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from tests.support.outbound import (
 )
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
+from tests.support.tls import self_signed
 from vidrouter.domain.addresses import IPAddress
 from vidrouter.net import guard
 from vidrouter.net.fetch import (
@@ -322,43 +322,10 @@ async def test_the_next_checked_address_is_tried_when_one_refuses() -> None:
     assert got[2] == b"second" and dns.lookups == ["two.test"]
 
 
-def _certificate(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    x509 = pytest.importorskip("cryptography.x509")
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.now(UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=1))
-        .not_valid_after(now + timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 async def test_tls_uses_the_name_for_sni_and_certificate_while_connecting_to_the_ip(
     tmp_path: Path,
 ) -> None:
-    cert, key = _certificate(tmp_path, "pinned.test")
+    cert, key = self_signed(tmp_path, "pinned.test")
     server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_tls.load_cert_chain(cert, key)
     trust = ssl.create_default_context(cafile=str(cert))

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from tests.support.rows import generation
 from vidrouter.domain.generation import Generation, Status, Step
@@ -143,3 +144,55 @@ async def test_pagination_is_newest_first_with_a_stable_cursor(
         after = page.data[-1].id
     expected = [g.id for g in sorted(made, key=lambda g: (g.created_at, g.id), reverse=True)]
     assert seen == expected
+
+
+async def test_a_provider_job_id_pokes_only_its_waiting_generation(
+    store: tuple[GenerationStore, str],
+) -> None:
+    """A provider's account-wide webhook names its job: the generation polling that job on a
+    route of that provider is due now; another provider's job of the same id, a finished
+    generation and an unknown job are left alone."""
+    gens, account = store
+    later = T0 + timedelta(minutes=5)
+    waiting = _generation(
+        account, later, step=Step.POLL, status=Status.IN_PROGRESS, route="pixverse:v6"
+    )
+    waiting = replace(waiting, provider_job_id="318466123456789")
+    elsewhere = replace(
+        _generation(account, later, step=Step.POLL, status=Status.IN_PROGRESS, route="fal:x"),
+        provider_job_id="318466123456789",
+    )
+    for g in (waiting, elsewhere):
+        await gens.insert(g)
+    assert await gens.poke_job("pixverse", "318466123456789", now=T0)
+    assert not await gens.poke_job("pixverse", "999", now=T0)
+    assert not await gens.poke_job("pixverse", "318466123456789", now=T0)  # already due
+    poked, untouched = await gens.get(waiting.id), await gens.get(elsewhere.id)
+    assert poked is not None and poked.next_attempt_at == T0
+    assert untouched is not None and untouched.next_attempt_at == later
+
+
+async def test_a_renew_skips_a_row_being_written_instead_of_waiting(
+    store: tuple[GenerationStore, str], db: Database
+) -> None:
+    """A heartbeat never waits on a row another transaction holds (a step's save in a group
+    commit): waiting for row locks taken in another order is how PostgreSQL deadlocks."""
+    if db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has one writer and no row locks")
+    gens, account = store
+    held, free = _generation(account), _generation(account)
+    for g in (held, free):
+        await gens.insert(g)
+    claimed = await gens.claim("w1", now=T0, lease_until=T0 + timedelta(seconds=5), limit=10)
+    assert len(claimed) == 2
+    async with db.engine.connect() as other:
+        writing = await other.begin()
+        await other.execute(
+            text("SELECT id FROM generations WHERE id = :id FOR UPDATE"), {"id": held.id}
+        )
+        renewed = await asyncio.wait_for(
+            gens.renew("w1", [held.id, free.id], until=T0 + timedelta(seconds=60)), 10
+        )
+        await writing.rollback()
+    assert renewed == 1  # the free one; the held one at the next heartbeat
+    assert await gens.renew("w1", [held.id, free.id], until=T0 + timedelta(seconds=60)) == 2

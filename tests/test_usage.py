@@ -135,7 +135,7 @@ async def test_usage_endpoint_shape_and_default_range(api: Api) -> None:
     now = api.service.clock()
     account = api.key.key.account_id
     await _insert(
-        api.service.generations,
+        api.service.generation_store,
         _generation(account, now - timedelta(days=29), "ray-2", billed=3.0),
         _generation(account, now - timedelta(days=31), "ray-2"),  # older than 30 days
         _generation(account, now - timedelta(hours=1), "veo-3.1", Status.FAILED),
@@ -155,6 +155,7 @@ async def test_usage_endpoint_shape_and_default_range(api: Api) -> None:
             "failed": 0,
             "billed_seconds": 3.0,
             "cost": {"amount": 0.3, "currency": "USD"},
+            "cached": 0,
         },
         {
             "model": "veo-3.1",
@@ -163,6 +164,7 @@ async def test_usage_endpoint_shape_and_default_range(api: Api) -> None:
             "failed": 1,
             "billed_seconds": 0.0,
             "cost": {"amount": 0.0, "currency": "USD"},
+            "cached": 0,
         },
     ]
     assert body["total"] == {
@@ -171,6 +173,7 @@ async def test_usage_endpoint_shape_and_default_range(api: Api) -> None:
         "failed": 1,
         "billed_seconds": 3.0,
         "cost": {"amount": 0.3, "currency": "USD"},
+        "cached": 0,
     }
 
     by_day = (await api.usage(group_by="day")).json()
@@ -186,7 +189,7 @@ async def test_usage_endpoint_shape_and_default_range(api: Api) -> None:
 async def test_usage_range_dates_and_datetimes(api: Api) -> None:
     account = api.key.key.account_id
     await _insert(
-        api.service.generations,
+        api.service.generation_store,
         _generation(account, DAY1 + timedelta(hours=10)),
         _generation(account, DAY1 + timedelta(days=1, hours=23)),
     )

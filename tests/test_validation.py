@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.harness import Harness
+from tests.support.catalogs import TEXT_ONLY_MODEL, text_only_catalog
+from tests.support.harness import Harness, running, test_settings
 
 BASE = {"model": "local-preview", "prompt": "a cat"}
 
@@ -39,7 +41,6 @@ CASES: list[tuple[dict[str, Any], str, str]] = [
     ({**BASE, "duration": 1e308}, "duration", "duration_too_long"),
     ({**BASE, "aspect_ratio": "4:3"}, "aspect_ratio", "aspect_ratio_unsupported"),
     ({**BASE, "aspect_ratio": 1.77}, "aspect_ratio", "parameter_invalid_type"),
-    ({**BASE, "image_url": "https://example.com/a.png"}, "image_url", "image_not_supported"),
     ({**BASE, "webhook_url": "not a url"}, "webhook_url", "url_invalid"),
     ({**BASE, "webhook_url": "ftp://example.com/x"}, "webhook_url", "url_invalid"),
     ({**BASE, "webhook_url": "/relative/path"}, "webhook_url", "url_invalid"),
@@ -98,6 +99,19 @@ async def test_private_webhook_urls_are_refused_by_default(tmp_path: Any, url: s
         key = await app.new_key()
         error = error_of(await app.create(key, **BASE, webhook_url=url))
         assert (error["param"], error["code"]) == ("webhook_url", "url_forbidden")
+
+
+async def test_an_image_for_a_model_that_takes_none_is_refused(tmp_path: Path) -> None:
+    """`local-preview` takes every input now: a text-only model refuses the image, and
+    `local-preview` accepts it."""
+    settings = test_settings(tmp_path / "d", catalog=text_only_catalog(tmp_path))
+    async with running(settings, workers=False) as app:
+        key = await app.new_key()
+        image = {"image_url": "https://example.com/a.png"}
+        error = error_of(await app.create(key, **{**BASE, **image, "model": TEXT_ONLY_MODEL}))
+        assert (error["param"], error["code"]) == ("image_url", "image_not_supported")
+        taken = await app.create(key, **BASE, **image)
+        assert taken.status_code == 202 and taken.json()["type"] == "image-to-video", taken.text
 
 
 async def test_public_webhook_url_is_accepted_when_private_ones_are_refused(tmp_path: Any) -> None:

@@ -8,7 +8,7 @@ import asyncio
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 import pytest
 
 from tests.support.databases import (

@@ -1,6 +1,6 @@
 """The composition root: everything one process needs, built once from the settings,
-started and stopped together. `vidrouter serve` runs the API and the workers on one
-`Composition`; the CLI and the tests build one too.
+started and stopped together. `vidrouter serve` runs the API on one and the engine on a
+second, on its own thread and loop (cli/engine_thread.py); the CLI and the tests build one.
 
 Only this module (and `cli/`) knows every layer: the API gets the narrow parts its routes
 use (`api.deps.ApiParts`), the use-cases get their collaborators, the engine its own.
@@ -10,7 +10,6 @@ Nothing below takes the whole `Composition`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import os
@@ -29,6 +28,7 @@ from vidrouter.api import app as http
 from vidrouter.api.deps import ApiParts, ContentHost
 from vidrouter.api.presenter import Presenter
 from vidrouter.console.route import console_router
+from vidrouter.domain.batch import Batch
 from vidrouter.domain.catalog import Catalog, load_catalog
 from vidrouter.domain.clock import Clock, utcnow
 from vidrouter.domain.generation import Generation
@@ -36,19 +36,22 @@ from vidrouter.engine.advance import Advancer
 from vidrouter.engine.callbacks import CallbackTokens, callbacks_enabled
 from vidrouter.engine.circuit_states import circuit_reader
 from vidrouter.engine.circuits import BreakerPolicy, Circuits
+from vidrouter.engine.elsewhere import EngineElsewhere
 from vidrouter.engine.inputs import InputImages
 from vidrouter.engine.leased import leased_loop
 from vidrouter.engine.loop import WorkLoop
-from vidrouter.engine.render_pool import make_render_pool
-from vidrouter.engine.results import ResultFetcher, sweep_scratch
+from vidrouter.engine.results import ResultFetcher
 from vidrouter.engine.router import HangPolicy, Router
+from vidrouter.engine.scratch import DOWNLOADS, sweep_work_dir
 from vidrouter.engine.worker import GenerationWorker
 from vidrouter.observability import Observer
 from vidrouter.observability.shared import SharedState
 from vidrouter.providers.base import ProviderContext
+from vidrouter.providers.local.pool import make_render_pool, stop_render_pool
 from vidrouter.providers.registry import Providers
 from vidrouter.settings import Settings
 from vidrouter.storage.open import open_storage
+from vidrouter.storage.previews import Previews
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.budgets import BudgetStore
 from vidrouter.store.database import Database
@@ -62,9 +65,9 @@ from vidrouter.store.route_stats import RouteStatsStore
 from vidrouter.store.usage import UsageStore
 from vidrouter.store.values import get_or_create_secret
 from vidrouter.store.wakeups import WakeupListener
+from vidrouter.usecases import assembly
 from vidrouter.usecases.budgets import Budgets
 from vidrouter.usecases.callbacks import ProviderCallbacks
-from vidrouter.usecases.generations import CreatePolicy, Generations
 from vidrouter.usecases.models import ModelCatalog
 from vidrouter.usecases.rate_limits import Limiter, LimitPolicy
 from vidrouter.usecases.readiness import ReadinessCheck
@@ -76,7 +79,9 @@ WEBHOOK_CONCURRENCY = 16
 
 
 class Composition:
-    def __init__(self, settings: Settings, *, clock: Clock = utcnow) -> None:
+    def __init__(
+        self, settings: Settings, *, clock: Clock = utcnow, observer: Observer | None = None
+    ) -> None:
         self.settings = settings
         self.clock = clock
         self.owner = f"{socket.gethostname()[:24]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -84,7 +89,9 @@ class Composition:
         self.db = Database(settings.resolved_database_url)
         self.catalog: Catalog = load_catalog(settings.catalog)
         self.keys = KeyStore(self.db, clock, cache_seconds=settings.key_cache_seconds)
-        self.generations = GenerationStore(self.db, display_seconds=settings.poll_cache_seconds)
+        self.generation_store = GenerationStore(
+            self.db, display_seconds=settings.poll_cache_seconds
+        )
         self.limiter = Limiter.create(
             self.db,
             LimitPolicy(
@@ -102,13 +109,13 @@ class Composition:
             settings.env,
             cache_bytes=settings.content_cache_bytes,
         )
+        work = self.data_dir / "work"
+        self.previews = Previews(self.storage, work / DOWNLOADS)
         self._pool: Executor | None = None
-        self.providers = Providers(
-            ProviderContext(settings, self.data_dir / "work", self._render_pool)
-        )
-        self.routes = RouteStore(self.db)
+        self.providers = Providers(ProviderContext(settings, work, self._render_pool))
+        self.route_health = RouteStore(self.db)
         self.circuits = Circuits(
-            self.routes,
+            self.route_health,
             clock,
             BreakerPolicy(
                 threshold=settings.circuit_failure_threshold,
@@ -124,7 +131,7 @@ class Composition:
             self.catalog,
             self.providers,
             self.circuits,
-            self.routes,
+            self.route_health,
             slots=RouteSlots(
                 self.db, self.owner, clock, timedelta(seconds=2 * settings.lease_seconds)
             ),
@@ -136,14 +143,15 @@ class Composition:
                 min_samples=settings.route_hang_min_samples,
             ),
         )
-        self.observer = Observer(
+        self.observer = observer or Observer(
             SharedState(
                 lambda: queue_depths(self.db, clock()),
                 circuit_reader(self.circuits, self.catalog, self.providers.usable, clock),
             )
         )
+        self.engine: EngineElsewhere | None = None  # set when the engine runs on its own loop
         self.signer: UrlSigner | None = None
-        self.callbacks = CallbackTokens("", "", enabled=False)
+        self.callback_tokens = CallbackTokens("", "", enabled=False)
         self.generation_loop: WorkLoop[Generation] | None = None
         self.webhook_loop: WorkLoop[Delivery] | None = None
         self.wakeups: WakeupListener | None = None
@@ -157,27 +165,29 @@ class Composition:
             workers_running=None if settings.role == "api" else lambda: self.workers_running,
         )
         self.models = ModelCatalog(self.catalog, self.providers.usable, self.circuits)
-        self.use_cases = Generations(
-            self.generations,
+        self.generations = assembly.generations(
+            settings,
+            self.generation_store,
             self.models,
             self.limiter,
             self.storage,
-            CreatePolicy(
-                max_prompt_chars=settings.max_prompt_chars,
-                allow_private_webhook_urls=settings.allow_private_webhook_urls,
-                deadline=timedelta(seconds=settings.generation_deadline_seconds),
-            ),
+            self.db,
+            lambda: self.signer,
             clock=clock,
-            wake=self.wake,
-            wake_deliveries=self.wake_deliveries,
+            wakes=(self.wake, self.wake_deliveries),
             observer=self.observer,
             budgets=self.budgets,
+            public_media=callbacks_enabled("auto", settings.resolved_public_url),
         )
+        self.batches = assembly.batches(
+            settings, self.db, self.generations, lambda: self.signer, clock=clock, wake=self.wake
+        )
+        self.batch_loop: WorkLoop[Batch] | None = None
 
     def api_parts(self) -> ApiParts:
         """What the HTTP routes may use (see api.deps)."""
         return ApiParts(
-            generations=self.use_cases,
+            generations=self.generations,
             catalog=self.models,
             keys=self.keys,
             limiter=self.limiter,
@@ -187,21 +197,27 @@ class Composition:
                 self.storage,
                 lambda: self.signer,
                 self.clock,
+                self.previews,
                 redirect=self.settings.content_delivery == "redirect",
             ),
             callbacks=ProviderCallbacks(
-                lambda: self.callbacks, self.generations, self.clock, self.wake
+                lambda: self.callback_tokens,
+                self.generation_store,
+                self.clock,
+                self.wake,
+                adapter=lambda p: self.providers.get(p) if self.providers.configured(p) else None,
             ),
             usage=UsageStore(self.db),
             budgets=self.budgets,
             clock=self.clock,
             readiness=self.readiness,
             observer=self.observer,
+            batches=self.batches,
+            characters=assembly.characters(self.db, self.storage, self.clock),
         )
 
     def _render_pool(self) -> Executor:
-        if self._pool is None:
-            self._pool = make_render_pool(self.settings.render_processes)
+        self._pool = self._pool or make_render_pool(self.settings.render_processes)
         return self._pool
 
     async def open(self) -> None:
@@ -213,7 +229,7 @@ class Composition:
             secret, self.settings.resolved_public_url, self.settings.content_url_ttl_seconds
         )
         public = self.settings.resolved_public_url
-        self.callbacks = CallbackTokens(
+        self.callback_tokens = CallbackTokens(
             await get_or_create_secret(self.db, "callback_tokens"),
             public,
             callbacks_enabled(self.settings.provider_callbacks, public),
@@ -227,8 +243,9 @@ class Composition:
             timeout=httpx.Timeout(60.0, connect=10.0), follow_redirects=True, trust_env=False
         )
         self._http.append(download_client)
-        scratch = self.data_dir / "work" / "downloads"
-        sweep_scratch(scratch)  # what a process killed here left (it cannot clean up itself)
+        work = self.data_dir / "work"
+        sweep = sweep_work_dir(work, self.generation_store, self.clock(), settings.lease_seconds)
+        self._tasks.append(asyncio.create_task(sweep, name="scratch-sweep"))  # crash leftovers
         advancer = Advancer(
             self.catalog,
             self.providers,
@@ -236,16 +253,17 @@ class Composition:
             self.circuits,
             self.storage,
             self.signer,
-            ResultFetcher(scratch, download_client),
+            ResultFetcher(work / DOWNLOADS, download_client),
             self.clock,
             observer=self.observer,
             delay_scale=settings.provider_delay_scale,
-            callback_url=self.callbacks.url_for,
+            callback_url=self.callback_tokens.url_for,
             inputs=InputImages(
                 self.storage,
                 self.signer,
                 allow_private=settings.allow_private_webhook_urls,
                 publicly_reachable=callbacks_enabled("auto", settings.resolved_public_url),
+                copies=work / "inputs",
             ),
         )
         loop = functools.partial(
@@ -266,8 +284,7 @@ class Composition:
             observer=self.observer,
         )
         self._http.append(sender.http)
-        # Deliveries hold short, renewed leases like generations: a delivery in flight in a
-        # killed process is tried again within one lease, however slow its receiver was.
+        # Short renewed leases, like generations': a killed process's delivery goes again soon.
         self.webhook_loop = loop(
             "webhooks",
             self.deliveries,
@@ -277,8 +294,8 @@ class Composition:
             renew=lambda ids, until: self.deliveries.renew(self.owner, ids, until=until),
             release=lambda ids: self.deliveries.release(self.owner, ids),
         )
-        worker = GenerationWorker(
-            self.generations,
+        self.generation_worker = GenerationWorker(
+            self.generation_store,
             advancer,
             storage=self.storage,
             owner=self.owner,
@@ -287,15 +304,24 @@ class Composition:
         )
         self.generation_loop = loop(
             "generations",
-            self.generations,
-            worker.handle,
+            self.generation_store,
+            self.generation_worker.handle,
             capacity=settings.workers,
             lease=lease,
-            renew=lambda ids, until: self.generations.renew(self.owner, ids, until=until),
-            release=lambda ids: self.generations.release(self.owner, ids),
+            renew=lambda ids, until: self.generation_store.renew(self.owner, ids, until=until),
+            release=lambda ids: self.generation_store.release(self.owner, ids),
+        )
+        self.batch_loop = assembly.batch_loop(
+            settings,
+            self.batches,
+            self.keys,
+            self.limiter,
+            owner=self.owner,
+            wake_deliveries=self.wake_deliveries,
         )
         if settings.workers > 0:
             self._tasks.append(asyncio.create_task(self.generation_loop.run(), name="generations"))
+            self._tasks.append(asyncio.create_task(self.batch_loop.run(), name="batches"))
         self._tasks.append(asyncio.create_task(self.webhook_loop.run(), name="webhooks"))
         # Work written by other processes (an API node's create) wakes us at once.
         self.wakeups = WakeupListener(
@@ -303,39 +329,37 @@ class Composition:
             {
                 "generations": self.generation_loop.wake,
                 "webhook_deliveries": self.webhook_loop.wake,
+                "batches": self.batch_loop.wake,
             },
         )
         self.wakeups.start()
 
     def wake(self) -> None:
         """New work was written: an idle worker starts on it at once."""
-        if self.generation_loop is not None:
-            self.generation_loop.wake()
+        for loop in (self.generation_loop, self.batch_loop, self.engine):
+            if loop is not None:
+                loop.wake()
 
-    def wake_deliveries(self) -> None:
-        """New webhook deliveries were written: send them now."""
+    def wake_deliveries(self) -> None:  # new webhook deliveries were written: send them now
         if self.webhook_loop is not None:
             self.webhook_loop.wake()
-
-    async def database_ok(self) -> bool:
-        return await self.db.ping()
+        if self.engine is not None:
+            self.engine.wake_deliveries()
 
     @property
     def workers_running(self) -> bool:
-        loops = [self.generation_loop, self.webhook_loop]
-        return all(loop is not None and loop.running for loop in loops if loop is not None) and (
-            bool(self._tasks)
-        )
+        loops = [loop for loop in (self.generation_loop, self.webhook_loop) if loop is not None]
+        ours = all(loop.running for loop in loops) and bool(self._tasks)
+        return self.engine.running if self.engine is not None else ours
 
     async def close(self, grace: float = 10.0) -> None:
         if self.wakeups is not None:
             await self.wakeups.stop()
-        for loop in (self.generation_loop, self.webhook_loop):
+        for loop in (self.batch_loop, self.generation_loop, self.webhook_loop):
             if loop is not None:
                 await loop.stop(grace)
         if self._tasks:
-            # The loops leave by themselves once stopped; cancelling one mid-query would
-            # leave its database connection unreturned.
+            # The loops leave once stopped; one cancelled mid-query would keep its connection.
             _, pending = await asyncio.wait(self._tasks, timeout=5)
             for task in pending:
                 task.cancel()
@@ -345,7 +369,7 @@ class Composition:
         for client in self._http:
             await client.aclose()
         if self._pool is not None:
-            _stop_pool(self._pool)
+            stop_render_pool(self._pool)
         await self.limiter.aclose()
         await self.storage.aclose()
         await self.db.close()
@@ -372,17 +396,5 @@ def create_app(
                 await process.close()
 
     app = http.create_app(settings, process.api_parts(), lifespan=lifespan)
-    app.include_router(console_router(settings.resolved_public_url))  # h6: the web console
+    app.include_router(console_router(settings.resolved_public_url))  # the browser console
     return app
-
-
-def _stop_pool(pool: Executor) -> None:
-    """Stop the render processes now: a render cut short is started again by whichever
-    worker next polls it, and waiting for it would hold up the exit."""
-    # Taken before shutdown(), which forgets them (and interpreter exit would then wait for
-    # every render in progress to finish).
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        with contextlib.suppress(OSError, AttributeError):
-            process.terminate()

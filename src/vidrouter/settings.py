@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -102,9 +102,23 @@ class Settings(BaseSettings):
     # (this process's own changes show at once): polls cost no database read meanwhile.
     poll_cache_seconds: float = Field(default=0.5, ge=0)
 
+    # The cache of identical requests (docs/api.md): how long a completed generation answers
+    # an identical create, and whether one account's may answer another's ("shared").
+    cache_ttl_seconds: float = Field(default=7 * 24 * 3600.0, gt=0)
+    cache_shared: bool = False
+    # Batches: the most generations one batch has unfinished at once (within the key's
+    # `max_concurrent`, of which a quarter stays free for interactive creates), the most
+    # lines in one batch, and how often a running batch checks on its generations.
+    batch_concurrency: int = Field(default=16, ge=1)
+    batch_max_lines: int = Field(default=50_000, ge=1)
+    batch_poll_seconds: float = Field(default=1.0, gt=0)
+
     max_prompt_chars: int = Field(default=4000, gt=0)
     max_body_bytes: int = Field(default=1_000_000, gt=0)
-    # The HTTP server's own limits (cli/server_limits.py): a request's line and headers must
+    # A video file uploaded to OpenAI's edits, extensions and characters (multipart): read
+    # to disk as it arrives; each model's `max_source_mb` then applies.
+    max_upload_bytes: int = Field(default=512 * 1024 * 1024, gt=0)
+    # The HTTP server's own limits (server/limits.py): a request's line and headers must
     # arrive within the timeout and fit the size; connections over the cap are refused.
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     max_header_bytes: int = Field(default=64 * 1024, ge=1024)
@@ -150,6 +164,19 @@ class Settings(BaseSettings):
         if any(v < 0 for v in value):
             raise ValueError("retry delays must be >= 0 seconds")
         return value
+
+    @model_validator(mode="after")
+    def _check_delivery(self) -> Settings:
+        # Local disk has no presigned URLs: "redirect" there could only stream (a 200 where
+        # docs/api.md promises a 302), so the contradiction is refused at start-up.
+        if self.content_delivery == "redirect" and not (self.storage_url or "").startswith("s3://"):
+            raise ValueError(
+                "VIDROUTER_CONTENT_DELIVERY=redirect needs object storage with presigned URLs "
+                "(VIDROUTER_STORAGE_URL=s3://BUCKET); local storage (file://, the default) "
+                "has none, so its videos can only be streamed: use "
+                "VIDROUTER_CONTENT_DELIVERY=proxy (the default)"
+            )
+        return self
 
     @property
     def resolved_database_url(self) -> str:

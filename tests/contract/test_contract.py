@@ -1,26 +1,22 @@
 """The provider contract: each shared behaviour, once per provider, through our HTTP API.
 
-Every test takes a `case` (tests/contract/cases.py): the provider's fake served on a real port,
+Every test takes a `case` (tests/support/contract/cases.py): the provider's fake served on a real port,
 the settings that point the adapter at it, a model it serves, and the answers the provider
 really gives. What a provider does differently is tested in its own tests/test_provider_*.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from tests.contract.cases import BY_NAME, CASES, KEY, ProviderCase
-from tests.fakes.base import Fault
 from tests.fakes.openai_videos import SIZES, FakeOpenAIVideos
-from tests.support.harness import Harness, assert_failed, running, test_settings
+from tests.support.contract.cases import BY_NAME, CASES, KEY, ProviderCase
+from tests.support.contract.run import NO_BREAKER, started
+from tests.support.harness import assert_failed
 from tests.support.images import data_uri
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
@@ -28,111 +24,11 @@ from tests.support.video import decode
 from vidrouter.engine.advance import MAX_TRIES
 from vidrouter.providers import http as provider_http
 
-# A second route for the case's model, tried after the provider's own: an OpenAI-style
-# gateway (a second fake) that takes any whole number of seconds. (Veo's own route has
-# priority 50: it lets every other host of its models go first.)
-NEXT_ROUTE = """
-[[extra_routes]]
-for_model = "{model}"
-id = "next-gateway"
-provider = "openai_videos"
-model = "any-clip"
-price_per_second = 0.01
-priority = 1000
-
-  [extra_routes.options]
-  base_url = "{url}/v1"
-  api_key_env = "NEXT_GATEWAY_KEY"
-"""
-# Retries, not the circuit breaker, end these runs; a tripped breaker cools down quickly.
-NO_BREAKER = {"circuit_failure_threshold": 100}
-
 
 @pytest.fixture(params=CASES, ids=str)
 def case(request: pytest.FixtureRequest) -> ProviderCase:
     param: ProviderCase = request.param
     return param
-
-
-@dataclass
-class Run:
-    """Our service with one provider's fake behind it."""
-
-    app: Harness
-    fake: Any
-    case: ProviderCase
-    webhook_secret: str = ""  # of the key that made the last generation
-
-    async def generate(self, **body: Any) -> dict[str, Any]:
-        key = await self.app.new_key()
-        self.webhook_secret = key.key.webhook_secret
-        created = await self.app.create(
-            key, **{"model": self.case.model, "prompt": "a fox", **body}
-        )
-        assert created.status_code == 202, created.text
-        return await self.app.wait_for(key, created.json()["id"], timeout=40)
-
-    async def models(self) -> dict[str, dict[str, Any]]:
-        key = await self.app.new_key()
-        answer = await self.app.client.get("/v1/models", headers=self.app.auth(key))
-        return {m["id"]: m for m in answer.json()["data"]}
-
-    async def shortest(self) -> float:
-        """The shortest duration the case's model offers (the local renderer takes real time)."""
-        model = (await self.models())[self.case.model]
-        return float(min(model["durations"] or [model["default_duration"]]))
-
-    @property
-    def submits(self) -> int:
-        return self.fake.plan.count("POST", self.case.submit)
-
-    def inject(self, answer: tuple[int, object], where: str, method: str, times: int) -> Fault:
-        status, body = answer
-        return self.fake.plan.add(status=status, body=body, path=where, method=method, times=times)
-
-
-@contextlib.asynccontextmanager
-async def started(
-    case: ProviderCase,
-    tmp_path: Path,
-    *,
-    fake: Any = None,
-    credentials: bool = True,
-    next_route: str | None = None,  # the URL of a second route's gateway
-    timeout: float = 10.0,
-    scale: float = 0.01,
-    environ: dict[str, str] | None = None,
-    **overrides: Any,
-) -> AsyncIterator[Run]:
-    fake = case.make() if fake is None else fake
-    async with serve_app(case.serve(fake)) as url:
-        catalog = case.catalog(url, timeout)
-        if next_route is not None:
-            catalog += NEXT_ROUTE.format(model=case.model, url=next_route)
-        values: dict[str, Any] = {
-            "provider_delay_scale": scale,
-            "circuit_cooldown_seconds": 0.2,
-            **case.settings,
-            **overrides,
-        }
-        if catalog:
-            values["catalog"] = _write(tmp_path / "operator.toml", catalog)
-        env = {
-            **(case.environ(url, KEY) if credentials else {}),
-            **(environ or {}),
-            "NEXT_GATEWAY_KEY": KEY,
-        }
-        settings = test_settings(tmp_path / "data", environ=env, **values)
-        async with running(settings) as app:
-            if case.shorten_timeout is not None and timeout < 10.0:
-                case.shorten_timeout(app, timeout)
-            yield Run(app, fake, case)
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 # --- the shared behaviours --------------------------------------------------------------------

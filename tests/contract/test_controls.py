@@ -1,5 +1,5 @@
 """The controls acceptance (issue 13), once per case of every module in
-tests/contract/controls/ (see its __init__.py): a control the model honours reaches its
+tests/support/contract/controls/ (see its __init__.py): a control the model honours reaches its
 provider under the provider's own field names and values (asserted by the case on the body
 the fake received); a control it does not honour is a 400 naming `param`, and nothing reaches
 any provider.
@@ -7,24 +7,20 @@ any provider.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import importlib
-import pkgutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.contract import controls as controls_package
-from tests.contract.cases import BY_NAME
-from tests.contract.controls import ControlsCase
-from tests.contract.test_contract import started
+from tests.support.contract import controls as controls_package
+from tests.support.contract.cases import BY_NAME
+from tests.support.contract.controls import ControlsCase
+from tests.support.contract.run import case_id, cases_in, provider_routes, started, submitted_after
 from tests.support.harness import Harness, running, test_settings
-from vidrouter.domain.catalog import Route, load_catalog
+from vidrouter.domain.catalog import Route
 from vidrouter.domain.controls import OPTIONAL_CONTROLS, RESOLUTIONS
-from vidrouter.store.keys import NewKey
 
 # A value of each optional control that some model takes; `resolution` and `generate_audio`
 # are chosen per model (one it does not offer, the value other than its default).
@@ -36,14 +32,7 @@ VALID: dict[str, object] = {
 }
 
 
-def discover() -> list[ControlsCase]:
-    found: list[ControlsCase] = []
-    for module in sorted(pkgutil.iter_modules(controls_package.__path__), key=lambda m: m.name):
-        found.extend(importlib.import_module(f"{controls_package.__name__}.{module.name}").CASES)
-    return found
-
-
-CASES = discover()
+CASES: list[ControlsCase] = cases_in(controls_package)
 # Hosts of many makers' models: their cases cover each control once per host, and
 # tests/test_controls_{fal,replicate,openrouter}.py send every configuration of every route
 # to the host's fake. Every other provider needs each of its models' controls in its cases.
@@ -51,9 +40,7 @@ HOSTS = ("fal", "replicate", "openrouter")
 
 
 def _id(case: ControlsCase) -> str:
-    same = [c for c in CASES if (c.provider, c.model) == (case.provider, case.model)]
-    suffix = f"-{same.index(case)}" if len(same) > 1 else ""
-    return f"{case.provider}-{case.model}{suffix}"
+    return case_id(case, CASES, "provider", "model")
 
 
 @contextlib.asynccontextmanager
@@ -83,18 +70,6 @@ def _create_body(case: ControlsCase, **extra: object) -> dict[str, Any]:
     return {**body, **extra}
 
 
-async def _submitted(fake: Any, app: Harness, key: NewKey, generation_id: str) -> Any:
-    """The body of the first submit the fake accepted, once it has one."""
-    for _ in range(400):
-        bodies = getattr(fake, "submitted", [])
-        if bodies:
-            return bodies[0]
-        shown = (await app.get(key, generation_id)).json()
-        assert shown["status"] not in ("failed", "canceled"), shown
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{generation_id}: the fake accepted no submit (has it `submitted`?)")
-
-
 @pytest.mark.parametrize("case", CASES, ids=_id)
 async def test_controls_reach_the_provider_or_are_refused(
     case: ControlsCase, tmp_path: Path
@@ -104,7 +79,9 @@ async def test_controls_reach_the_provider_or_are_refused(
         listed = await app.client.get(f"/v1/models/{case.model}", headers=app.auth(key))
         assert listed.status_code == 200, listed.text
         model = listed.json()
-        image = {"image_url": case.body["image_url"]} if "image_url" in case.body else {}
+        # The inputs the model needs (a first frame, a source video) go with each refusal too.
+        needs = ("image_url", "type", "video", "references")
+        image = {k: case.body[k] for k in needs if k in case.body}
         for name in case.unsupported:
             value = _unsupported_value(name, model)
             refused = await app.create(key, **_create_body(case, **image, **{name: value}))
@@ -117,10 +94,10 @@ async def test_controls_reach_the_provider_or_are_refused(
         assert created.status_code == 202, created.text
         generation_id = created.json()["id"]
         if fake is not None:
-            case.expect(await _submitted(fake, app, key, generation_id))
+            case.expect(await submitted_after(fake, app, key, generation_id))
             return
         done = await app.wait_for(key, generation_id, timeout=120)
-        stored = await app.service.generations.get(generation_id)
+        stored = await app.service.generation_store.get(generation_id)
         assert stored is not None
         case.expect(
             {
@@ -130,22 +107,6 @@ async def test_controls_reach_the_provider_or_are_refused(
                 "video_duration": stored.video_duration,
             }
         )
-
-
-def _routes(provider: str, tmp_path: Path) -> list[tuple[str, Route]]:
-    """(model id, route) of every model the provider serves, its operator catalog included."""
-    extra = None
-    case = BY_NAME.get(provider)
-    if case is not None and (text := case.catalog("http://127.0.0.1:9", 5.0)):
-        extra = tmp_path / f"{provider}.toml"
-        extra.write_text(text)
-    return [
-        (model.id, route)
-        for model in load_catalog(extra).models
-        if model.retired_on is None
-        for route in model.routes
-        if route.provider == provider
-    ]
 
 
 def _sent(case: ControlsCase, route: Route) -> set[str]:
@@ -163,7 +124,7 @@ def test_the_cases_cover_every_control_of_the_provider(provider: str, tmp_path: 
     """The acceptance, counted: each control a route of this provider honours is asked for
     (away from its default) by a case, and each it cannot honour is refused by one; for a
     maker's own API, model by model."""
-    routes = _routes(provider, tmp_path)
+    routes = provider_routes(provider, tmp_path)
     by_model = dict(routes)
     missing: dict[str, set[str]] = {}
     for model, route in routes:
@@ -234,5 +195,5 @@ async def test_videos_size_and_controls_reach_the_provider(
         assert fake.plan.requests == [] and fake.submitted == []
         made = await post(base)
         assert made.status_code == 200, made.text
-        body = await _submitted(fake, app, key, made.json()["id"])
+        body = await submitted_after(fake, app, key, made.json()["id"])
         assert check(body), body

@@ -16,7 +16,7 @@ import httpx
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vidrouter.providers.local_render import RenderSpec, render_video
+from vidrouter.providers.local.render import RenderSpec, render_video
 
 FaultKind = Literal["status", "drop", "slow", "malformed"]
 
@@ -142,6 +142,15 @@ async def _respond(
     await send({"type": "http.response.body", "body": body})
 
 
+class Refused(Exception):
+    """A fake's refusal of a request: the HTTP status, the provider's own code (its `code`,
+    `reason`, ...) and its words; each fake turns it into its provider's error body."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 JPEG_SIGNATURE = b"\xff\xd8\xff"
 
@@ -167,9 +176,15 @@ async def serves_an_image(url: str) -> bool:
     return response.status_code == 200 and is_png_or_jpeg(response.content)
 
 
-@functools.cache
 def sample_mp4(duration: float = 1.0, width: int = 320, height: int = 180) -> bytes:
-    """A real, small H.264 MP4 (rendered once per test session)."""
+    """A real, small H.264 MP4 (rendered once per test session and size)."""
+    # One cache key per clip: `sample_mp4()` and `sample_mp4(1.0)` must be the same bytes,
+    # and a second render is not byte-identical (the encoder's threads).
+    return _rendered_mp4(float(duration), width, height)
+
+
+@functools.cache
+def _rendered_mp4(duration: float, width: int, height: int) -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "sample.mp4"
         render_video(RenderSpec("fake provider video", duration, width, height), out)

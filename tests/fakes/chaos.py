@@ -191,7 +191,10 @@ class ChaosProvider:
         method, path = request.method, request.url.path
         match = _VIDEO_PATH.match(path)
         kinds = ["5xx", "429", "timeout", "drop"]
-        if path == "/v1/videos" and method == "POST":
+        # An extension (OpenAI's `POST /v1/videos/extensions`) is a job like any other here:
+        # its content is the sample clip, the segment added.
+        creates = path in ("/v1/videos", "/v1/videos/extensions") and method == "POST"
+        if creates:
             subject = request.headers.get("x-client-request-id") or "-"
             kinds.append("lost_answer")
         elif match is not None and (method == "GET" or (method, match[2]) == ("DELETE", None)):
@@ -202,7 +205,7 @@ class ChaosProvider:
         fault = self._draw(subject, kinds)
         if fault is not None and fault != "lost_answer":
             return await self._fault(fault, send)
-        if match is None:
+        if creates or match is None:
             return await self._create(request, send, lose_answer=fault is not None)
         if method == "DELETE":
             return self._delete(match[1])

@@ -42,6 +42,7 @@ from tests.fakes.base import (
     sample_mp4,
     serves_an_image,
 )
+from tests.fakes.fal_inputs import TYPED_APPS, Urls
 
 BAD_KEY = {"detail": "Authentication is required to access this application."}  # unconfirmed
 LOCKED = {"detail": "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai."}
@@ -57,7 +58,7 @@ LUMA_RATIOS = ("16:9", "9:16", "4:3", "3:4", "21:9", "9:21")
 
 
 URL = "url"  # an input spec: a URL (http(s) or data:) the runner fetches
-InputSpec = type | str | tuple[Any, ...]  # a JSON type, URL, or the allowed values
+InputSpec = type | str | tuple[Any, ...] | Urls  # a JSON type, URL, allowed values, URL list
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,9 @@ class App:
     image_field: str | None = None  # required on image-to-video endpoints
     price: tuple[float, str] = (0.1, "second")  # what the pricing API answers
     inputs: dict[str, InputSpec] = field(default_factory=dict)  # its other optional inputs
+    required: tuple[str, ...] = ()  # inputs it cannot run without (typed apps: fal_inputs.py)
+    output_seconds: float = 1.0  # its video's length (an extension answered whole: longer)
+    takes_duration: bool = True  # False: an edit as long as its source (no duration input)
 
 
 def _pair(
@@ -84,8 +88,16 @@ def _pair(
 KLING = {"negative_prompt": str, "cfg_scale": float}
 KLING_AUDIO = {**KLING, "generate_audio": bool}
 HAILUO = {"prompt_optimizer": bool}
-SEEDANCE = {"resolution": ("480p", "720p", "1080p"), "seed": int, "camera_fixed": bool}
-WAN = {"resolution": ("480p", "720p", "1080p"), "negative_prompt": str, "seed": int}
+SEEDANCE: dict[str, InputSpec] = {
+    "resolution": ("480p", "720p", "1080p"),
+    "seed": int,
+    "camera_fixed": bool,
+}
+WAN: dict[str, InputSpec] = {
+    "resolution": ("480p", "720p", "1080p"),
+    "negative_prompt": str,
+    "seed": int,
+}
 LUMA = {"resolution": ("540p", "720p", "1080p"), "loop": bool}
 VEO = {
     "resolution": ("720p", "1080p", "4k"),
@@ -213,6 +225,58 @@ APPS: dict[str, App] = {
     ),
 }
 
+# Lightricks LTX-2.3 and PixVerse (fal.ai/models/<app>/llms.txt, read 2026-11-27; the V6
+# apps' pages could not be read: their inputs are V5.6's with V6's durations and ratios).
+LTX23 = {"resolution": ("1080p", "1440p", "2160p"), "fps": (24, 25, 48, 50), "generate_audio": bool}
+PIXVERSE = {
+    "resolution": ("360p", "540p", "720p", "1080p"),
+    "negative_prompt": str,
+    "seed": int,
+    "style": ("anime", "3d_animation", "clay", "comic", "cyberpunk"),
+    "generate_audio_switch": bool,
+}
+PIXVERSE_RATIOS = ("16:9", "4:3", "1:1", "3:4", "9:16")
+APPS.update(
+    {
+        **_pair(
+            "fal-ai/ltx-2.3/text-to-video/fast",
+            "fal-ai/ltx-2.3/image-to-video/fast",
+            App(
+                tuple(range(6, 21, 2)), INT, ("16:9", "9:16"), price=(0.04, "second"), inputs=LTX23
+            ),
+            durations=(6, 8, 10),
+            ratios=None,
+            inputs={**LTX23, "end_image_url": URL},
+        ),
+        **_pair(
+            "fal-ai/ltx-2.3/text-to-video",
+            "fal-ai/ltx-2.3/image-to-video",
+            App((6, 8, 10), INT, ("16:9", "9:16"), price=(0.08, "second"), inputs=LTX23),
+            ratios=None,
+            price=(0.06, "second"),
+            inputs={**LTX23, "end_image_url": URL},
+        ),
+        **_pair(
+            "fal-ai/pixverse/v6/text-to-video",
+            "fal-ai/pixverse/v6/image-to-video",
+            App(
+                tuple(range(1, 16)),
+                INT,
+                (*PIXVERSE_RATIOS, "2:3", "3:2", "21:9"),
+                price=(0.045, "second"),
+                inputs=PIXVERSE,
+            ),
+            ratios=None,
+        ),
+        **_pair(
+            "fal-ai/pixverse/v5.6/text-to-video",
+            "fal-ai/pixverse/v5.6/image-to-video",
+            App((5, 8, 10), STR, PIXVERSE_RATIOS, price=(0.09, "second"), inputs=PIXVERSE),
+            ratios=None,
+        ),
+    }
+)
+
 
 @dataclass
 class Job:
@@ -294,7 +358,7 @@ class FalFake:
             return _json({"detail": "Request not found"}, None, 404)
         self._advance(job)
         answer: dict[str, Any] = {"status": job.state, **self._urls(request, job)}
-        logs = [] if request.query_params.get("logs") in ("1", "true") else None
+        logs: list[Any] | None = [] if request.query_params.get("logs") in ("1", "true") else None
         if job.state == "IN_QUEUE":
             answer["queue_position"] = 0
         else:
@@ -321,7 +385,7 @@ class FalFake:
             status, body = job.failure
             return _json(body, job.id, status)
         base = str(request.base_url).rstrip("/")
-        video = sample_mp4()
+        video = sample_mp4(APPS[job.app].output_seconds)
         output = {
             "url": f"{base}/cdn/{job.id}.mp4",
             "content_type": "video/mp4",
@@ -345,7 +409,9 @@ class FalFake:
         return _json({"status": "CANCELLATION_REQUESTED"}, job.id, 202)
 
     async def _video(self, request: Request) -> Response:
-        return Response(sample_mp4(), media_type="video/mp4")
+        job = self.jobs.get(request.path_params["request_id"])
+        seconds = APPS[job.app].output_seconds if job is not None else 1.0
+        return Response(sample_mp4(seconds), media_type="video/mp4")
 
     # --- platform API ---------------------------------------------------------------------
 
@@ -433,7 +499,7 @@ class FalFake:
         if not isinstance(prompt, str) or not prompt:
             problems.append(_problem("prompt", "Field required", "missing", prompt))
         allowed = [_duration(d, app.duration_kind) for d in app.durations]
-        if "duration" in body and body["duration"] not in allowed:
+        if app.durations and "duration" in body and body["duration"] not in allowed:
             msg = "Input should be " + " or ".join(repr(a) for a in allowed)
             problems.append(_problem("duration", msg, "literal_error", body["duration"]))
         if "aspect_ratio" in body and (
@@ -444,7 +510,9 @@ class FalFake:
                     "aspect_ratio", "Unexpected aspect ratio", "literal_error", body["aspect_ratio"]
                 )
             )
-        known = {"prompt", "duration", "aspect_ratio", app.image_field, *app.inputs}
+        known = {"prompt", "aspect_ratio", app.image_field, *app.inputs}
+        if app.takes_duration:
+            known.add("duration")
         for name in body:
             if name not in known:
                 problems.append(
@@ -453,6 +521,9 @@ class FalFake:
         for name, spec in app.inputs.items():
             if name in body and (problem := _bad_value(name, spec, body[name])) is not None:
                 problems.append(problem)
+        for name in app.required:
+            if name not in body:
+                problems.append(_problem(name, "Field required", "missing", None))
         if app.image_field is not None:
             image = body.get(app.image_field)
             if not isinstance(image, str):
@@ -473,6 +544,9 @@ class FalFake:
 
 def _bad_value(name: str, spec: InputSpec, value: object) -> dict[str, Any] | None:
     """Pydantic's complaint about one optional input, as fal's apps answer it."""
+    if isinstance(spec, Urls):
+        msg = spec.problem(value)
+        return None if msg is None else _problem(name, msg, "list_type", value)
     if isinstance(spec, tuple):
         if value in spec and not isinstance(value, bool):
             return None
@@ -562,3 +636,49 @@ async def _image_readable(url: str) -> bool:
             return False
         return header.endswith(";base64") and is_png_or_jpeg(data)
     return await serves_an_image(url)
+
+
+# --- xAI Grok Imagine and Vidu Q3 apps (fal.ai/models/<app>/llms.txt; vidu.md, xai.md) -------
+XAI_RATIOS = ("16:9", "9:16", "1:1", "4:3", "3:4", "3:2", "2:3")
+VIDU_RATIOS = ("16:9", "9:16", "1:1", "4:3", "3:4")
+_GROK = App(tuple(range(1, 16)), INT, XAI_RATIOS, inputs={"resolution": ("480p", "720p")})
+_GROK_15 = App(
+    tuple(range(1, 16)), INT, XAI_RATIOS, inputs={"resolution": ("480p", "720p", "1080p")}
+)
+_VIDU_Q3 = App(
+    tuple(range(1, 17)),
+    INT,
+    VIDU_RATIOS,
+    inputs={"resolution": ("540p", "720p", "1080p"), "audio": bool, "seed": int},
+)
+APPS.update(
+    {
+        **_pair(
+            "xai/grok-imagine-video/text-to-video",
+            "xai/grok-imagine-video/image-to-video",
+            _GROK,
+            ratios=("auto", *XAI_RATIOS),
+        ),
+        **_pair(
+            "xai/grok-imagine-video/v1.5/text-to-video",
+            "xai/grok-imagine-video/v1.5/image-to-video",
+            _GROK_15,
+            ratios=("auto", *XAI_RATIOS),
+        ),
+        **_pair(
+            "fal-ai/vidu/q3/text-to-video/turbo",
+            "fal-ai/vidu/q3/image-to-video/turbo",
+            _VIDU_Q3,
+            ratios=None,
+        ),
+        **_pair(
+            "fal-ai/vidu/q3/text-to-video",
+            "fal-ai/vidu/q3/image-to-video",
+            _VIDU_Q3,
+            ratios=None,
+        ),
+    }
+)
+
+# References, edits and extensions (tests/fakes/fal_inputs.py).
+APPS.update({app_id: App(**spec) for app_id, spec in TYPED_APPS.items()})

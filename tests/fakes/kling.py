@@ -1,7 +1,9 @@
 """A fake of Kling's API (api-singapore.klingai.com), written from Kling's published request and
 response examples: HS256 JWT auth with Kling's 1001-1004 envelopes, the text2video and
 image2video create/query endpoints, the parameter checks Kling documents, the
-submitted -> processing -> succeed/failed progression, and a CDN serving the video.
+submitted -> processing -> succeed/failed progression, and a CDN serving the video. The typed
+endpoints (omni-video, multi-image2video, video-extend) are checked by `kling_inputs.py`;
+an extension answers the whole video (its source and 4 s more).
 
 Scenario knobs (attributes of `KlingFake`): `polls_before_done`, `never_finish`,
 `moderate_prompts_containing` (refused at submit, code 1301), `fail_prompts_containing` (a
@@ -30,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.fakes import kling_inputs
 from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
 
 MODELS = {
@@ -82,6 +85,9 @@ class Task:
     polls: int = 0
     status: str = "submitted"
     status_msg: str = ""
+    model: str = "kling-v1"
+    seconds: float = 5.0  # the length reported
+    file_seconds: float = 1.0  # the length of the MP4 served
 
 
 @dataclass
@@ -99,6 +105,8 @@ class KlingFake:
     tasks: dict[str, Task] = field(default_factory=dict)
     submitted: list[dict[str, Any]] = field(default_factory=list)  # accepted create bodies
     auth_failures: list[int] = field(default_factory=list)
+    # (model, task) of each video id a finished task answered: what video-extend takes
+    videos: dict[str, tuple[str, Task]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         routes = [
@@ -117,7 +125,7 @@ class KlingFake:
 
     async def _create(self, request: Request) -> Response:
         kind = request.path_params["kind"]
-        if kind not in MODELS:
+        if kind not in MODELS and kind not in kling_inputs.FIELDS:
             return _envelope(404, 1202, "The requested method is invalid")
         denied = self._authorize(request)
         if denied is not None:
@@ -128,7 +136,11 @@ class KlingFake:
             return _envelope(400, 1200, "Invalid request parameters")
         if not isinstance(body, dict):
             return _envelope(400, 1200, "Invalid request parameters")
-        problem = _check_params(kind, body) or await _check_image(kind, body)
+        if kind in kling_inputs.FIELDS:
+            made = {v: (model, t.seconds) for v, (model, t) in self.videos.items()}
+            problem = await kling_inputs.check_typed(kind, body, made, _check_one_image)
+        else:
+            problem = _check_params(kind, body) or await _check_image(kind, body)
         if problem is not None:
             return _envelope(400, 1201, problem)
         external = body.get("external_task_id") or ""
@@ -141,6 +153,11 @@ class KlingFake:
             return _envelope(400, 1301, "Trigger the content security policy of the platform")
         now = int(self.clock() * 1000)
         task = Task(str(800000000000000000 + len(self.tasks) + 1), kind, body, now)
+        task.model = str(body.get("model_name", "kling-v1"))
+        task.seconds = float(body.get("duration", "5"))
+        if kind == kling_inputs.EXTEND:  # the whole video: the source and 4 s more
+            task.model, source = self.videos[body["video_id"]]
+            task.seconds, task.file_seconds = source.seconds + 4.5, source.file_seconds + 4
         self.tasks[task.task_id] = task
         self.submitted.append(body)
         if self.accept_then_time_out > 0:
@@ -177,7 +194,8 @@ class KlingFake:
         }
         if task.status == "succeed":
             url = f"{str(request.base_url).rstrip('/')}/kcdn/videos/{task.task_id}.mp4"
-            seconds = int(task.body.get("duration", "5"))
+            seconds = task.seconds
+            self.videos[f"v{task.task_id}"] = (task.model, task)
             data["task_result"] = {
                 "videos": [
                     {
@@ -192,10 +210,10 @@ class KlingFake:
         return _envelope(200, 0, "SUCCEED", data)
 
     async def _download(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        if name.removesuffix(".mp4") not in self.tasks:
+        task = self.tasks.get(request.path_params["name"].removesuffix(".mp4"))
+        if task is None:
             return Response(status_code=404)
-        return Response(sample_mp4(), media_type="video/mp4")
+        return Response(sample_mp4(task.file_seconds), media_type="video/mp4")
 
     # --- behaviour ----------------------------------------------------------------------
 

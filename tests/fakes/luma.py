@@ -9,6 +9,9 @@
   `failure_reason`. Luma fetches keyframe images itself: so does the fake, at create time.
 - `DELETE /dream-machine/v1/generations/{id}`: 204, then the generation is gone (404).
 - `GET /cdn/{id}.mp4`: the video (public, like Luma's CDN), a real small MP4.
+- `POST /dream-machine/v1/generations/video/modify`: a modify (`luma_inputs.py`), polled like
+  any generation; a `generation` keyframe must name a completed generation of the fake (an
+  extension answers the new clip only).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.fakes import luma_inputs
 from tests.fakes.base import (
     FaultInjector,
     FaultPlan,
@@ -75,6 +79,7 @@ class LumaFake:
 
     def app(self) -> FaultInjector:
         routes = [
+            Route(f"{API}/generations/video/modify", self._modify, methods=["POST"]),
             Route(f"{API}/generations/video", self._create, methods=["POST"]),
             Route(f"{API}/generations", self._create, methods=["POST"]),
             Route(f"{API}/generations/{{id}}", self._get, methods=["GET"]),
@@ -85,14 +90,22 @@ class LumaFake:
 
     # --- endpoints ------------------------------------------------------------------------
 
-    async def _create(self, request: Request) -> Response:
+    async def _read(self, request: Request) -> tuple[Any, Response | None]:
+        """The request's JSON body, or the answer Luma gives a bad key or a body not JSON."""
         if not self._authorised(request):
-            return JSONResponse(BAD_KEY, status_code=401)
+            return None, JSONResponse(BAD_KEY, status_code=401)
         try:
-            body = await request.json()
+            return await request.json(), None
         except ValueError:
-            return _detail(400, "Invalid JSON body")
+            return None, _detail(400, "Invalid JSON body")
+
+    async def _create(self, request: Request) -> Response:
+        body, refused = await self._read(request)
+        if refused is not None:
+            return refused
         problem = _validate(body)
+        if problem is None:
+            problem = luma_inputs.check_generation_frames(body, self.generations)
         if problem is not None:
             return _detail(400, problem)
         if self.out_of_credits:
@@ -108,12 +121,24 @@ class LumaFake:
         for frame in frames.values():
             if frame.get("type") == "image" and not await serves_an_image(frame["url"]):
                 failure = failure or IMAGE_FAILED
+        return self._accept(body, failure)
+
+    async def _modify(self, request: Request) -> Response:
+        body, refused = await self._read(request)
+        if refused is not None:
+            return refused
+        if (problem := await luma_inputs.check_modify(body)) is not None:
+            return _detail(400, problem)
+        return self._accept(body, self.fail_jobs_with)
+
+    def _accept(self, body: dict[str, Any], failure: str | None) -> Response:
         generation_id = str(uuid.uuid4())
-        request_echo = {"generation_type": "video", **body}
+        kind = body.get("generation_type", "video")
+        request_echo = {"generation_type": kind, **body}
         self.submitted.append(body)
         self.generations[generation_id] = {
             "id": generation_id,
-            "generation_type": "video",
+            "generation_type": kind,
             "state": "queued",
             "failure_reason": None,
             "created_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),

@@ -12,6 +12,7 @@ Scenario knobs: `polls_before_done`, `never_finish`, `moderate_prompts_containin
 answers 1026), `moderate_output_containing` (the task ends Fail with 1027),
 `fail_jobs_with` (the task ends Fail with this (code, message)), `reject_images` (2013 for
 any first frame), `submit_errors` (base_resp errors for the next submits, e.g. 1002).
+S2V-01 takes one `subject_reference` character image and no duration or resolution.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ RESOLUTIONS = {
 }
 IMAGE_ONLY = {"MiniMax-Hailuo-2.3-Fast"}
 LAST_FRAME = {"MiniMax-Hailuo-02"}  # the first-and-last-frame reference's only model
+SUBJECT = "S2V-01"  # the subject reference's only model: one character image
 # The V1 create body's fields (shared/providers/minimax.md). MiniMax's answer to a field
 # outside them is unpublished; the fake refuses it (2013) so that a control sent under a
 # wrong name (`negative_prompt`, `seed`, `last_frame`) fails the test that sent it.
@@ -196,6 +198,8 @@ class MinimaxFake:
         if unknown:
             return f"unknown field {', '.join(unknown)}"
         model = body.get("model")
+        if model == SUBJECT or "subject_reference" in body:
+            return self._validate_subject(body)
         if model not in RESOLUTIONS:
             return f"model {model!r} not supported"
         prompt = body.get("prompt")
@@ -230,6 +234,28 @@ class MinimaxFake:
             if frame is not None and (problem := self._check_image(frame, name)) is not None:
                 return problem
         return None
+
+    def _validate_subject(self, body: dict[str, Any]) -> str | None:
+        if body.get("model") != SUBJECT:
+            return f"subject_reference is supported by {SUBJECT} only"
+        extra = sorted(set(body) & {"duration", "resolution", "first_frame_image"})
+        if extra:
+            return f"{SUBJECT} does not take {', '.join(extra)}"
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str) or not prompt or len(prompt) > 2000:
+            return "prompt must be a string of 1 to 2000 characters"
+        references = body.get("subject_reference")
+        if not isinstance(references, list) or len(references) != 1:
+            return "subject_reference must hold one subject"
+        subject = references[0]
+        if not isinstance(subject, dict) or set(subject) != {"type", "image"}:
+            return "a subject is {type, image}"
+        if subject["type"] != "character":
+            return "subject_reference type must be character"
+        images = subject["image"]
+        if not isinstance(images, list) or len(images) != 1:
+            return "subject_reference image must hold one image"
+        return self._check_image(images[0], "subject_reference.image")
 
     def _check_image(self, image: object, name: str) -> str | None:
         if self.reject_images:

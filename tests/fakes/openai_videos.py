@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.openai_videos_extend import extended_fields, extension_problem
 
 SECONDS = ("4", "8", "12")
 # The SDK's literal, then the 1080p sizes OpenAI's guide listed for Sora 2 Pro late in its life.
@@ -66,10 +67,12 @@ class FakeOpenAIVideos:
     created: list[CreateCall] = field(default_factory=list)
     submitted: list[dict[str, Any]] = field(default_factory=list)  # each accepted create's body
     deleted: list[str] = field(default_factory=list)
+    extended: set[str] = field(default_factory=set)  # videos made by POST /videos/extensions
 
     def app(self) -> FaultInjector:
         routes = [
             Route("/v1/videos", self._create, methods=["POST"]),
+            Route("/v1/videos/extensions", self._extend, methods=["POST"]),
             Route("/v1/videos", self._list, methods=["GET"]),
             Route("/v1/videos/{video_id}", self._retrieve, methods=["GET"]),
             Route("/v1/videos/{video_id}", self._delete, methods=["DELETE"]),
@@ -92,6 +95,23 @@ class FakeOpenAIVideos:
         self.submitted.append(call.body or dict(call.fields))
         video_id = "video_" + secrets.token_hex(16)
         self.videos[video_id] = queued_video(video_id, call.fields)
+        self.polls[video_id] = 0
+        return json_answer(self.videos[video_id])
+
+    async def _extend(self, request: Request) -> Response:
+        if (denied := self._check_auth(request)) is not None:
+            return denied
+        body = await request.json()
+        problem = extension_problem(body, self.videos, self.seconds)
+        if problem is not None:
+            status, message, param = problem
+            return error_answer(status, message, param=param)
+        self.submitted.append(body)
+        video_id = "video_" + secrets.token_hex(16)
+        self.videos[video_id] = queued_video(
+            video_id, extended_fields(body, self.videos[body["video"]["id"]])
+        )
+        self.extended.add(video_id)
         self.polls[video_id] = 0
         return json_answer(self.videos[video_id])
 
@@ -120,7 +140,11 @@ class FakeOpenAIVideos:
                 400, f"Video {video['id']} is not ready yet (status {video['status']})."
             )
         if variant == "video":
-            return Response(sample_mp4(), media_type="video/mp4", headers=request_id_header())
+            # An extension's content is the whole video: as long as its `seconds`.
+            seconds = float(video["seconds"]) if video["id"] in self.extended else 1.0
+            return Response(
+                sample_mp4(seconds), media_type="video/mp4", headers=request_id_header()
+            )
         return Response(_webp(), media_type="image/webp", headers=request_id_header())
 
     async def _list(self, request: Request) -> Response:
@@ -244,7 +268,7 @@ async def _parse_create(request: Request) -> CreateCall:
             ) from None
         if not isinstance(data, dict):
             raise _BadRequest(error_answer(400, "The body of your request must be a JSON object."))
-        body = dict(data)
+        body = dict(data)  # type: ignore[assignment]  # the parsed fields from here on
         reference = data.pop("input_reference", None)
         for name, value in data.items():
             if not isinstance(value, str):  # `seconds` too: the API takes "8", never 8

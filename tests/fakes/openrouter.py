@@ -238,6 +238,25 @@ MODELS = {
 }
 
 
+# xAI Grok Imagine (the 2026-09/10 listing snapshots in ../shared/providers/openrouter.md).
+_GROK = _model(
+    "x-ai/grok-imagine-video",
+    "xAI: Grok Imagine Video",
+    list(range(1, 16)),
+    ["480p", "720p"],
+    ["16:9", "9:16", "1:1", "4:3", "3:4", "3:2", "2:3"],
+    ["first_frame"],
+    False,
+    {
+        "cents_per_video_output_second_480p": "5",
+        "cents_per_video_output_second_720p": "7",
+        "cents_per_image_input": "0.2",
+    },
+    seed=False,
+)
+MODELS[_GROK["id"]] = _GROK
+
+
 @dataclass
 class Job:
     id: str
@@ -481,9 +500,28 @@ def _validate(body: dict[str, Any]) -> str | None:
             return f"frame_images[{index}]: unsupported frame_type for {model['id']}"
         if not _image_url_ok(frame.get("image_url")):
             return f"frame_images[{index}]: image_url.url must be an https or data URL"
-    for index, ref in enumerate(body.get("input_references") or []):
-        if not isinstance(ref, dict) or not _image_url_ok(ref.get("image_url")):
+    return _check_references(body.get("input_references") or [], str(model["id"]))
+
+
+# `InputReference` (SDK 1.3.84): an image, audio or video part. Audio and video are "only
+# honored by providers that support them (including BytePlus Seedance generation 2)"; where
+# OpenRouter would drop them silently the fake refuses them, so that a test sending one to a
+# model that ignores it fails.
+MEDIA_REFERENCES = ("bytedance/seedance-2",)
+
+
+def _check_references(references: list[Any], model: str) -> str | None:
+    for index, ref in enumerate(references):
+        kind = ref.get("type") if isinstance(ref, dict) else None
+        if kind not in ("image_url", "video_url", "audio_url") or set(ref) != {"type", kind}:
             return f"input_references[{index}]: invalid reference"
+        if kind == "image_url" and not _image_url_ok(ref.get("image_url")):
+            return f"input_references[{index}]: invalid reference"
+        url = ref[kind].get("url") if isinstance(ref[kind], dict) else None
+        if kind != "image_url" and not (isinstance(url, str) and url.startswith("https://")):
+            return f"input_references[{index}]: {kind}.url must be an https URL"
+        if kind != "image_url" and not model.startswith(MEDIA_REFERENCES):
+            return f"input_references[{index}]: {model} takes image references only"
     return None
 
 

@@ -141,7 +141,55 @@ MODELS: dict[str, dict[str, dict[str, Any]]] = {
     "luma/ray-flash-2-720p": LUMA,
     "google/veo-3.1": {**VEO, "reference_images": _f("array")},
     "google/veo-3.1-fast": VEO,
+    # replicate.com/luma/modify-video/versions/f52f1714.../api (shared/providers/inputs.md)
+    "luma/modify-video": {
+        "prompt": S, "video": _f("string", format="uri", required=True), "first_frame": URI,
+        "mode": _f("string", [f"{m}_{n}" for m in ("adhere", "flex", "reimagine") for n in (1, 2, 3)], "adhere_1"),
+    },
 }  # fmt: skip
+# Vidu Q3 Turbo (replicate.com/vidu/q3-turbo, as ../shared/providers/vidu.md records it).
+MODELS["vidu/q3-turbo"] = {
+    "prompt": PROMPT,
+    "start_image": URI,
+    "end_image": URI,
+    "duration": _f("integer", default=5, minimum=1, maximum=16),
+    "aspect_ratio": _f("string", ["16:9", "9:16", "1:1", "4:3", "3:4"], "16:9"),
+    "resolution": _f("string", ["540p", "720p", "1080p"], "720p"),
+    "audio": _f("boolean", default=True),
+    "seed": _f("integer"),
+}
+
+# PixVerse (replicate.com/pixverse/pixverse-v5/.../api; pixverse-v6 as pixverse-v6-max's page).
+PIXVERSE_QUALITY = _f("string", ["360p", "540p", "720p", "1080p"], "540p")
+PIXVERSE_RATIO = _f("string", ["16:9", "4:3", "1:1", "3:4", "9:16"], "16:9")
+MODELS.update(
+    {
+        "pixverse/pixverse-v5": {
+            "prompt": PROMPT,
+            "image": URI,
+            "last_frame_image": URI,
+            "quality": PIXVERSE_QUALITY,
+            "aspect_ratio": PIXVERSE_RATIO,
+            "duration": _f("integer", [5, 8], 5),
+            "negative_prompt": S,
+            "seed": _f("integer"),
+            "effect": S,
+        },
+        "pixverse/pixverse-v6": {
+            "prompt": PROMPT,
+            "image": URI,
+            "quality": {**PIXVERSE_QUALITY, "default": "720p"},
+            "aspect_ratio": _f(
+                "string", ["16:9", "4:3", "1:1", "3:4", "9:16", "2:3", "3:2", "21:9"], "16:9"
+            ),
+            "duration": _f("integer", default=5, minimum=1, maximum=15),
+            "negative_prompt": S,
+            "seed": _f("integer"),
+            "generate_audio_switch": _f("boolean", default=False),
+            "generate_multi_clip_switch": B,
+        },
+    }
+)
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),

@@ -3,6 +3,7 @@
 It speaks the wire format the official `runwayml` SDK (5.24) sends and parses:
 
     POST   /v1/text_to_video, /v1/image_to_video  -> 200 {"id", "estimatedCost": {"credits"}}
+    POST   /v1/video_to_video (aleph2: `runway_inputs.py`)  -> the same
     GET    /v1/tasks/{id}  -> {"id", "status", "createdAt", "progress"?, "output"?, "failure"?,
                                "failureCode"?, "estimatedCost" | "cost"}
     DELETE /v1/tasks/{id}  -> 204; a task that has not finished becomes CANCELLED
@@ -35,6 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
+from tests.fakes.runway_inputs import validate_edit
 
 API_VERSION = "2024-11-06"
 DOC_URL = "https://docs.dev.runwayml.com/api"
@@ -64,6 +66,8 @@ SCHEMAS = {
     ("text_to_video", "gen4.5"): ModelSchema(("1280:720", "720:1280"), 12, True, True),
     ("image_to_video", "gen4.5"): ModelSchema(ALL_RATIOS, 12, True, True),
     ("image_to_video", "gen4_turbo"): ModelSchema(ALL_RATIOS, 5, False, False),
+    # 15 credits/s: gen4_aleph's price (aleph2's is unpublished); the other fields: validate_edit
+    ("video_to_video", "aleph2"): ModelSchema((), 15, False, False),
 }
 
 
@@ -102,6 +106,7 @@ class RunwayFake:
                 routes=[
                     Route("/v1/text_to_video", self._create, methods=["POST"]),
                     Route("/v1/image_to_video", self._create, methods=["POST"]),
+                    Route("/v1/video_to_video", self._create, methods=["POST"]),
                     Route("/v1/tasks/{task_id}", self._get_task, methods=["GET"]),
                     Route("/v1/tasks/{task_id}", self._delete_task, methods=["DELETE"]),
                     Route("/_outputs/{task_id}/video.mp4", self._download, methods=["GET"]),
@@ -137,7 +142,8 @@ class RunwayFake:
                     }
                 ]
             )
-        issues = _validate(body, endpoint, schema)
+        edit = endpoint == "video_to_video"
+        issues = validate_edit(body) if edit else _validate(body, endpoint, schema)
         if issues:
             return _invalid(issues)
         duration = body.get("duration", 10)
@@ -190,7 +196,7 @@ class RunwayFake:
             return Response(b"<Error><Code>NoSuchKey</Code></Error>", 404)
         if request.query_params.get("_jwt") != task.token:
             return Response(b"<Error><Code>AccessDenied</Code></Error>", 403)
-        width, height = SAMPLE_SIZES.get(task.body["ratio"], (320, 180))
+        width, height = SAMPLE_SIZES.get(task.body.get("ratio", ""), (320, 180))
         return Response(sample_mp4(1.0, width, height), media_type="video/mp4")
 
     # --- behaviour --------------------------------------------------------------------------

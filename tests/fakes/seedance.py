@@ -11,9 +11,6 @@ served from `/tos/{id}.mp4`, standing for Ark's presigned object-storage URL.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
 import secrets
 import string
 import time
@@ -21,13 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
+from tests.fakes.seedance_content import REFERENCE_ROLES, ArkError, check_content
 
 TASKS = "/api/v3/contents/generations/tasks"
 RATIOS = ("16:9", "4:3", "1:1", "3:4", "9:16", "21:9", "adaptive")
@@ -41,7 +38,7 @@ class ModelLimits:
     audio: bool = False  # takes `generate_audio` (1.5 Pro and the 2.0 series)
 
 
-_V2_ROLES = ("first_frame", "last_frame", "reference_image")
+_V2_ROLES = ("first_frame", "last_frame", *REFERENCE_ROLES)
 MODELS = {
     "seedance-1-0-pro-250528": ModelLimits(range(2, 13), ("480p", "720p", "1080p")),
     "seedance-1-0-pro-fast-251015": ModelLimits(
@@ -71,12 +68,6 @@ FIELDS = {
 }  # fmt: skip
 SIZES = {"480p": (864, 480), "720p": (1280, 720), "1080p": (1920, 1080)}
 DEFAULT_RESOLUTION = "720p"
-
-
-class ArkError(Exception):
-    def __init__(self, status: int, code: str, message: str, param: str = "") -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.param = status, code, message, param
 
 
 _TYPES = {400: "BadRequest", 401: "Unauthorized", 404: "NotFound", 429: "TooManyRequests"}
@@ -266,25 +257,7 @@ class FakeArk:
                 "InvalidEndpointOrModel.NotFound",
                 f"The model or endpoint {model} does not exist or you do not have access to it.",
             )
-        content = body.get("content")
-        if not isinstance(content, list) or not content:
-            raise ArkError(400, "MissingParameter", "The parameter `content` is required.")
-        texts = [c for c in content if isinstance(c, dict) and c.get("type") == "text"]
-        images = [c for c in content if isinstance(c, dict) and c.get("type") == "image_url"]
-        if len(texts) > 1 or len(texts) + len(images) != len(content):
-            raise ArkError(400, "InvalidParameter", "Invalid content items.", "content")
-        roles = [image.get("role", "first_frame") for image in images]
-        for image, role in zip(images, roles, strict=True):
-            if role not in limits.roles:
-                raise ArkError(
-                    400, "InvalidParameter", f"Image role {role} is not supported.", "role"
-                )
-            url = image.get("image_url", {}).get("url") if isinstance(image, dict) else None
-            _check_image(url)
-        if "last_frame" in roles and roles.count("first_frame") != 1:
-            raise ArkError(
-                400, "InvalidParameter", "A last_frame image needs one first_frame image.", "role"
-            )
+        check_content(body.get("content"), limits.roles)
         _check_controls(body, limits)
         ratio = body.get("ratio", "16:9")
         if ratio not in RATIOS:
@@ -329,33 +302,6 @@ def _check_controls(body: dict[str, Any], limits: ModelLimits) -> None:
             "InvalidParameter",
             "generate_audio is not supported by this model.",
             "generate_audio",
-        )
-
-
-def _check_image(url: object) -> None:
-    """What Ark checks of a first frame: a readable image, 300-6000 px a side, ratio 0.4-2.5."""
-    if not isinstance(url, str) or not url:
-        raise ArkError(400, "MissingParameter", "image_url.url is required.", "image_url")
-    if not url.startswith("data:"):
-        if not url.startswith(("http://", "https://")):
-            raise ArkError(400, "InvalidParameter", "Invalid image url.", "image_url")
-        return  # the fake does not fetch remote images
-    header, _, payload = url.partition(",")
-    if not header.startswith("data:image/") or not header.endswith(";base64"):
-        raise ArkError(400, "InvalidParameter", "Invalid image data URI.", "image_url")
-    try:
-        with Image.open(io.BytesIO(base64.b64decode(payload, validate=True))) as image:
-            width, height = image.size
-    except (binascii.Error, UnidentifiedImageError, OSError) as exc:
-        raise ArkError(
-            400, "InvalidParameter", "The image cannot be decoded.", "image_url"
-        ) from exc
-    if not (300 <= width <= 6000 and 300 <= height <= 6000) or not 0.4 <= width / height <= 2.5:
-        raise ArkError(
-            400,
-            "InvalidParameter",
-            f"The image size {width}x{height} does not meet the requirements.",
-            "image_url",
         )
 
 

@@ -9,6 +9,10 @@
   leaves `done: false` out), then `done: true` with `response.generateVideoResponse` or `error`;
 - `GET /v1beta/files/{id}:download?alt=media` serves the MP4 to holders of the key.
 
+Typed instances (`fakes/veo_inputs.py`): `referenceImages` (1-3 ASSET images, 8 s, no frames,
+no negative prompt) and `video.uri` of a video this fake generated (an extension: 720p, the
+whole video answered, 7 s longer than its source).
+
 The key is taken from `x-goog-api-key` or `?key=`: none is a 403 PERMISSION_DENIED, a wrong one
 the API's 400 INVALID_ARGUMENT with reason API_KEY_INVALID. Scenario knobs are attributes.
 """
@@ -30,6 +34,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from tests.fakes.base import FaultInjector, FaultPlan, sample_mp4
+from tests.fakes.veo_inputs import EXTENSION_SECONDS, validate_typed
 
 MODELS = ("veo-3.1-generate-preview", "veo-3.1-fast-generate-preview")
 SHUT_DOWN = ("veo-3.0-generate-001", "veo-3.0-fast-generate-001", "veo-2.0-generate-001")
@@ -101,6 +106,7 @@ class VeoFake:
     submitted: list[dict[str, Any]] = field(default_factory=list)  # bodies that made operations
     operations: dict[str, Operation] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # each file's length
     downloads: int = 0
 
     @property
@@ -136,7 +142,7 @@ class VeoFake:
             body = json.loads(await request.body())
         except ValueError:
             return invalid("Invalid JSON payload received.")
-        if (problem := _validate(body)) is not None:
+        if (problem := _validate(body) or validate_typed(body, self.seconds)) is not None:
             return invalid(problem)
         name = f"models/{model}/operations/{secrets.token_hex(6)}"
         self.operations[name] = Operation(name, model, body)
@@ -218,11 +224,20 @@ class VeoFake:
             result = {"raiMediaFilteredCount": 1, "raiMediaFilteredReasons": [RAI_REASON]}
         else:
             file_id = secrets.token_hex(6)
-            self.files[file_id] = self.video
+            source = operation.body["instances"][0].get("video")
+            if source is None:
+                self.files[file_id], self.seconds[file_id] = self.video, 1.0
+            else:  # the whole video: the source and the seconds added
+                seconds = self.seconds[_file_id(source["uri"])] + EXTENSION_SECONDS
+                self.files[file_id], self.seconds[file_id] = sample_mp4(seconds), seconds
             uri = f"{base_url}/v1beta/files/{file_id}:download?alt=media"
             result = {"generatedSamples": [{"video": {"uri": uri}}]}
         done["response"] = {"@type": RESPONSE_TYPE, "generateVideoResponse": result}
         return done
+
+
+def _file_id(uri: str) -> str:
+    return uri.rsplit("/files/", 1)[-1].split(":", 1)[0]
 
 
 def _validate(body: Any) -> str | None:
@@ -248,14 +263,16 @@ def _validate(body: Any) -> str | None:
         return "prompt must be a string."
     if not isinstance(parameters.get("negativePrompt", ""), str):
         return "Invalid value at 'parameters.negativePrompt' (TYPE_STRING)."
-    if "prompt" not in instance and "image" not in instance:
-        return "A prompt or an image is required."
+    if not {"prompt", "image", "video"} & set(instance):
+        return "A prompt, an image or a video is required."
     if parameters.get("enhancePrompt", True) is not True:
         # Veo 3.x rewrites every prompt: hosts passing its limits through say "only true".
         return "enhancePrompt can't be disabled for this model."  # wording unconfirmed
     ratio = parameters.get("aspectRatio", "16:9")
     if ratio not in ("16:9", "9:16"):
         return f"Aspect ratio {ratio} is not supported. Supported: 16:9, 9:16."
+    if "video" in instance or "referenceImages" in instance:
+        return None  # typed: `veo_inputs.validate_typed`
     duration = parameters.get("durationSeconds", 8)
     try:
         seconds = int(duration)  # proto3 JSON takes int32 as a number or a numeric string

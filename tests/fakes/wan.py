@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakes.base import FaultInjector, FaultPlan, has_credential, sample_mp4
+from tests.fakes.wan_inputs import TYPED_INPUTS, Rejected, check_continuation, check_typed
 
 CREATE_PATH = "/api/v1/services/aigc/video-generation/video-synthesis"
 
@@ -203,6 +204,10 @@ class FakeWan:
         if name.removesuffix(".mp4") not in self.tasks:
             return Response(b"<Error><Code>NoSuchKey</Code></Error>", 404, media_type="text/xml")
         self.downloads += 1
+        task = self.tasks[name.removesuffix(".mp4")]
+        if _is_continuation(task.body["input"]):  # the whole video: the clip and the rest
+            seconds = float(task.body.get("parameters", {}).get("duration", 5))
+            return Response(sample_mp4(seconds), media_type="video/mp4")
         return Response(sample_mp4(), media_type="video/mp4")
 
     # --- behaviour ----------------------------------------------------------------------
@@ -228,7 +233,7 @@ class FakeWan:
 
     def _output_moderated(self, task: FakeTask) -> bool:
         word = self.moderate_outputs_containing
-        return bool(word) and word in str(task.body["input"].get("prompt"))
+        return word is not None and bool(word) and word in str(task.body["input"].get("prompt"))
 
     def _failure(self, task: FakeTask) -> tuple[str, str]:
         if self._output_moderated(task):
@@ -241,8 +246,22 @@ class FakeWan:
 
 
 def _validate(body: Any) -> None:
+    try:
+        _validate_body(body)
+    except Rejected as exc:
+        raise _Rejected(exc.status, exc.code, exc.message) from exc
+
+
+def _validate_body(body: Any) -> None:
     if not isinstance(body, dict) or not isinstance(body.get("input"), dict):
         raise _Rejected(400, "InvalidParameter", "input is required")
+    if str(body.get("model")) in TYPED_INPUTS:
+        inp, params = body["input"], body.get("parameters") or {}
+        if set(body) - _FIELDS or not isinstance(params, dict):
+            raise _Rejected(400, "InvalidParameter", "Unrecognized field")
+        check_typed(str(body["model"]), inp, params)
+        _check_controls(inp, params)
+        return
     spec = MODELS.get(str(body.get("model")))
     if spec is None:
         raise _Rejected(400, "InvalidParameter", "Model not exist.")
@@ -276,11 +295,21 @@ def _validate(body: Any) -> None:
     ):
         raise _Rejected(400, "InvalidParameter", "ratio is not supported")
     _check_controls(inp, params)
+    if spec.protocol == "media" and _is_continuation(inp):
+        check_continuation(inp, params)
+        return
     if spec.kind == "i2v":
         for url in _frames(inp, spec.protocol):
             _check_image(url)
     elif inp.get("media"):
         raise _Rejected(400, "InvalidParameter", "input.media is not supported by this model.")
+
+
+def _is_continuation(inp: dict[str, Any]) -> bool:
+    media = inp.get("media")
+    return isinstance(media, list) and any(
+        isinstance(m, dict) and m.get("type") == "first_clip" for m in media
+    )
 
 
 def _check_controls(inp: dict[str, Any], params: dict[str, Any]) -> None:

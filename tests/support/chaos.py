@@ -31,7 +31,7 @@ def chaos_catalog(
     description: str = "A model behind chaos providers.",
 ) -> Path:
     """The model with these routes: each `{id, url}` and optionally `price` (per second,
-    default 0.1), `timeout` (5.0), `max_concurrent`. `ordered` tries them in the order given;
+    default 0.1), `timeout` (5.0), `max_concurrent`, `toml` (lines of its table). `ordered` tries them in the order given;
     otherwise they are of one priority and the price orders them."""
     text = f"""
 [[models]]
@@ -56,6 +56,7 @@ aspect_ratios = ["16:9", "9:16"]
 """
         if ordered:
             text += f"  priority = {priority}\n"
+        text += route.get("toml", "")  # more keys of the route's own table
         text += f"""
   [models.routes.options]
   base_url = "{route["url"]}/v1"

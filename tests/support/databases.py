@@ -8,7 +8,7 @@ import secrets
 import socket
 from collections.abc import AsyncIterator
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 
 PG_HOST = os.environ.get("VIDROUTER_TEST_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("VIDROUTER_TEST_PG_PORT", "5432"))
@@ -24,28 +24,39 @@ def postgres_reachable() -> bool:
         return False
 
 
-async def create_pg_database() -> str:
-    name = "vr_test_" + secrets.token_hex(6)
+PG_AVAILABLE = postgres_reachable()
+PG_SKIP_REASON = (
+    f"PostgreSQL is not reachable at {PG_HOST}:{PG_PORT} (set VIDROUTER_TEST_PG_HOST/PORT to "
+    "point at one); the SQLite variant of this test still runs"
+)
+
+
+async def pg_admin(statement: str) -> None:
+    """One statement on the server's admin database (CREATE / DROP DATABASE)."""
     conn = await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, database=PG_ADMIN_DB)
     try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
+        await conn.execute(statement)
     finally:
         await conn.close()
+
+
+async def create_pg_database(template: str | None = None) -> str:
+    """A new database's name: empty, or a copy of `template` (a database nobody is using)."""
+    name = "vr_test_" + secrets.token_hex(6)
+    copy = f' TEMPLATE "{template}"' if template else ""
+    await pg_admin(f'CREATE DATABASE "{name}"{copy}')
     return name
 
 
 async def drop_pg_database(name: str) -> None:
-    conn = await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, database=PG_ADMIN_DB)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
+    await pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextlib.asynccontextmanager
-async def fresh_pg_database() -> AsyncIterator[str]:
-    """A new PostgreSQL database (its name), dropped on the way out."""
-    name = await create_pg_database()
+async def fresh_pg_database(template: str | None = None) -> AsyncIterator[str]:
+    """A new PostgreSQL database (its name; a copy of `template` if one is named), dropped
+    on the way out."""
+    name = await create_pg_database(template)
     try:
         yield name
     finally:

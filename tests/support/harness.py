@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.db_templates import seed_sqlite
 from vidrouter.composition import Composition, create_app
 from vidrouter.settings import Settings, load_settings
 from vidrouter.store.keys import NewKey
@@ -52,6 +53,10 @@ class Harness:
     async def create(self, key: NewKey, **body: Any) -> httpx.Response:
         return await self.client.post("/v1/generations", json=body, headers=self.auth(key))
 
+    async def videos(self, key: NewKey, **body: Any) -> httpx.Response:
+        """A create on the OpenAI-style `POST /v1/videos`."""
+        return await self.client.post("/v1/videos", json=body, headers=self.auth(key))
+
     async def create_preview(self, key: NewKey, **body: Any) -> str:
         """Create a half-second `local-preview` generation (`body` adds or changes fields);
         its id."""
@@ -71,6 +76,13 @@ class Harness:
         created = await self.create(key, **body)
         assert created.status_code == 202, created.text
         return await self.wait_for(key, created.json()["id"], timeout=timeout)
+
+    async def video(self, done: dict[str, Any]) -> bytes:
+        """The MP4 of a completed generation, from its signed `video_url`."""
+        assert done["status"] == "completed", done
+        got = await self.client.get(done["video_url"])
+        assert got.status_code == 200, got.text
+        return got.content
 
     async def wait_for(
         self,
@@ -95,6 +107,9 @@ class Harness:
 
 @contextlib.asynccontextmanager
 async def running(settings: Settings, *, workers: bool = True) -> AsyncIterator[Harness]:
+    """The app over `settings`; a SQLite database that does not exist yet starts as a copy of
+    a migrated one (tests/support/db_templates.py), which the app's own migrate finds at head."""
+    await seed_sqlite(settings)
     service = Composition(settings)
     await service.open()
     if workers:
@@ -108,10 +123,44 @@ async def running(settings: Settings, *, workers: bool = True) -> AsyncIterator[
         await service.close(grace=5)
 
 
-def assert_failed(done: dict[str, Any], code: str) -> None:
-    """The generation ended failed with our error `code`, and without a video."""
+@contextlib.asynccontextmanager
+async def idle_with(
+    tmp_path: Path, database_url: str, catalog: str, **overrides: Any
+) -> AsyncIterator[Harness]:
+    """The service with the operator `catalog` and no workers: what is accepted stays queued
+    (and no provider is ever called)."""
+    path = tmp_path / "catalog.toml"
+    path.write_text(catalog)
+    settings = test_settings(tmp_path / "data", database_url, catalog=path, **overrides)
+    async with running(settings, workers=False) as harness:
+        yield harness
+
+
+async def extension_refused(
+    app: Harness, key: NewKey, model: str, source: str, seconds: float
+) -> dict[str, Any]:
+    """The error of a create extending the generation `source` by `seconds` with `model`,
+    which must be a 400 naming `video`."""
+    refused = await app.create(
+        key,
+        model=model,
+        prompt="it keeps going",
+        type="video-extend",
+        video={"generation_id": source},
+        duration=seconds,
+    )
+    assert refused.status_code == 400, refused.text
+    error: dict[str, Any] = refused.json()["error"]
+    assert error["param"] == "video", error
+    return error
+
+
+def assert_failed(done: dict[str, Any], code: str, says: str = "") -> None:
+    """The generation ended failed with our error `code` (its message containing `says`),
+    and without a video."""
     assert done["status"] == "failed", done
     assert done["error"]["code"] == code, done
+    assert says in done["error"]["message"], done
     assert done["video_url"] is None, done
 
 

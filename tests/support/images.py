@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import io
 import struct
 import zlib
 from collections.abc import AsyncIterator
 
+from PIL import Image
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -28,6 +30,13 @@ def png(width: int = 64, height: int = 36, *, padding: int = 0) -> bytes:
     text = chunk(b"tEXt", b"c\x00" + b"x" * padding) if padding else b""
     idat = chunk(b"IDAT", zlib.compress(rows))
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + idat + text + chunk(b"IEND", b"")
+
+
+def solid_png(rgb: tuple[int, int, int], side: int = 64) -> bytes:
+    """A PNG of one colour (what the local renderer's reference tests look for)."""
+    out = io.BytesIO()
+    Image.new("RGB", (side, side), rgb).save(out, "PNG")
+    return out.getvalue()
 
 
 def data_uri(data: bytes, mime: str = "image/png") -> str:

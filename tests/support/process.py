@@ -1,4 +1,5 @@
-"""`vidrouter` as a real subprocess: serve, the CLI, and kill -9."""
+"""`vidrouter` as a real subprocess: serve and kill -9; the environment of a run; the CLI's
+commands (`run_cli`, in the test's process: see tests/support/cli.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.cli import CliResult, invoke_cli
 from tests.support.servers import free_port
 
 VIDROUTER = [sys.executable, "-m", "vidrouter.cli"]
@@ -31,10 +33,8 @@ def cli_env(data_dir: Path, database_url: str | None = None, **extra: str) -> di
     return env
 
 
-def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*VIDROUTER, *args], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
+def run_cli(env: dict[str, str], *args: str) -> CliResult:
+    return invoke_cli(env, *args)
 
 
 def create_key(env: dict[str, str], name: str = "test") -> dict[str, Any]:

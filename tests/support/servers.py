@@ -12,6 +12,10 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 
 import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 from starlette.types import ASGIApp
 
 
@@ -26,7 +30,7 @@ def _server(app: ASGIApp, port: int) -> uvicorn.Server:
         app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False
     )
     server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+    server.install_signal_handlers = lambda: None  # type: ignore[attr-defined,method-assign,unused-ignore]
     return server
 
 
@@ -61,3 +65,14 @@ def serve_app_in_thread(app: ASGIApp, port: int | None = None) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextlib.asynccontextmanager
+async def serve_clip(data: bytes) -> AsyncIterator[str]:
+    """`data` served as an MP4 on a port (`serve_app`): its URL."""
+
+    async def mp4(_: Request) -> Response:
+        return Response(data, media_type="video/mp4")
+
+    async with serve_app(Starlette(routes=[Route("/clip.mp4", mp4)])) as url:
+        yield f"{url}/clip.mp4"

@@ -16,7 +16,19 @@ from vidrouter.api.deps import ApiParts
 from vidrouter.api.fastpath import GenerationReadFastPath
 from vidrouter.api.middleware import BodyLimitMiddleware, RequestIdMiddleware, request_id
 from vidrouter.api.query_guard import QueryGuardMiddleware
-from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
+from vidrouter.api.routes import (
+    batches,
+    callbacks,
+    characters,
+    content,
+    generations,
+    health,
+    models,
+    usage,
+    video_ops,
+    videos,
+)
+from vidrouter.api.uploads import UPLOAD_PATHS
 from vidrouter.observability.endpoint import metrics_router
 from vidrouter.observability.http import HttpMetrics, mark_route
 from vidrouter.settings import Settings
@@ -60,15 +72,24 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     )
     app.state.parts = parts
     app.fast_path = GenerationReadFastPath(
-        parts.keys, parts.limiter, parts.generations.store, parts.presenter
+        parts.keys, parts.limiter, parts.generations, parts.presenter
     )
     app.content_fast_path = ContentFastPath(parts.content)
     app.http_metrics = parts.observer.http(request_id)
     errors.install(app)
     app.add_exception_handler(TooManyRequests, limits.too_many_requests_handler)
-    openapi.install(app, models=parts.catalog.listed, max_prompt_chars=settings.max_prompt_chars)
+    openapi.install(
+        app,
+        models=parts.catalog.listed,
+        max_prompt_chars=settings.max_prompt_chars,
+        max_batch_lines=settings.batch_max_lines,
+    )
     app.include_router(models.router)
     app.include_router(generations.router)
+    app.include_router(batches.router)
+    # Before /v1/videos/{video_id}: `characters` and `edits` are not video ids.
+    app.include_router(characters.router)
+    app.include_router(video_ops.router)
     app.include_router(videos.router)
     app.include_router(usage.router)
     app.include_router(content.router)
@@ -79,7 +100,12 @@ def create_app(settings: Settings, parts: ApiParts, *, lifespan: Lifespan | None
     app.add_middleware(limits.RateLimitHeaders)
     if parts.budgets is not None:
         app.add_middleware(budget_header.BudgetHeader, budgets=parts.budgets)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        max_upload_bytes=settings.max_upload_bytes,
+        upload_paths=UPLOAD_PATHS,
+    )
     app.add_middleware(QueryGuardMiddleware)
     if settings.cors_origins:
         app.add_middleware(

@@ -10,9 +10,11 @@ The poll fast path leaves budgeted keys to the routed path, which passes through
 from __future__ import annotations
 
 import logging
+import math
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vidrouter.domain import money
 from vidrouter.store.keys import ApiKey
 from vidrouter.usecases.budgets import STATE_KEY, Budgets
 
@@ -51,4 +53,6 @@ class BudgetHeader:
         except Exception:  # a header must never fail the response (e.g. StoreError)
             log.warning("budget_header_failed", exc_info=True)
             return None
-        return None if left is None else f"{left:.6f}".rstrip("0").rstrip(".").encode()
+        if left is None or not math.isfinite(left):  # a row written before budgets were checked
+            return None
+        return money.decimal(left).encode()

@@ -13,14 +13,18 @@ from fastapi import Depends, Request
 from vidrouter.api.errors import AuthError
 from vidrouter.api.presenter import Presenter
 from vidrouter.domain.clock import Clock
+from vidrouter.domain.errors import NotFound
 from vidrouter.observability import Observer
 from vidrouter.storage.base import BlobStorage
+from vidrouter.storage.previews import Previews
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.keys import ApiKey, KeyStore
 from vidrouter.store.usage import UsageStore
+from vidrouter.usecases.batches import Batches
 from vidrouter.usecases.budgets import Budgets, remember_key
 from vidrouter.usecases.callbacks import ProviderCallbacks
-from vidrouter.usecases.generations import Generations
+from vidrouter.usecases.characters import Characters
+from vidrouter.usecases.generations import Generations, check_idempotency_key
 from vidrouter.usecases.models import ModelCatalog
 from vidrouter.usecases.rate_limits import Limiter, enforce
 
@@ -39,6 +43,7 @@ class ContentHost:
     storage: BlobStorage
     signer_of: Callable[[], UrlSigner | None]  # set once the process has opened
     clock: Clock
+    previews: Previews  # a video's poster and sprite sheet, made here when missing
     redirect: bool = False  # VIDROUTER_CONTENT_DELIVERY=redirect: 302 to the store
 
     @property
@@ -62,7 +67,9 @@ class ApiParts:
     clock: Clock
     readiness: Readiness
     observer: Observer
+    batches: Batches
     budgets: Budgets | None = None  # None: no budget header (e.g. an app without budgets)
+    characters: Characters | None = None  # None: no characters (404 on their routes)
 
 
 def _parts(request: Request) -> ApiParts:
@@ -72,6 +79,10 @@ def _parts(request: Request) -> ApiParts:
 
 def _generations(request: Request) -> Generations:
     return _parts(request).generations
+
+
+def _batches(request: Request) -> Batches:
+    return _parts(request).batches
 
 
 def _catalog(request: Request) -> ModelCatalog:
@@ -114,7 +125,19 @@ def _readiness(request: Request) -> Readiness:
     return _parts(request).readiness
 
 
+def _characters(request: Request) -> Characters:
+    characters = _parts(request).characters
+    if characters is None:
+        raise NotFound("this server keeps no characters", code="not_found")
+    return characters
+
+
+def _idempotency_key(request: Request) -> str | None:
+    return check_idempotency_key(request.headers.get("idempotency-key"))
+
+
 GenerationsDep = Annotated[Generations, Depends(_generations)]
+BatchesDep = Annotated[Batches, Depends(_batches)]
 CatalogDep = Annotated[ModelCatalog, Depends(_catalog)]
 KeysDep = Annotated[KeyStore, Depends(_keys)]
 LimiterDep = Annotated[Limiter, Depends(_limiter)]
@@ -125,6 +148,10 @@ CallbacksDep = Annotated[ProviderCallbacks, Depends(_callbacks)]
 UsageDep = Annotated[UsageStore, Depends(_usage)]
 ClockDep = Annotated[Clock, Depends(_clock)]
 ReadinessDep = Annotated[Readiness, Depends(_readiness)]
+CharactersDep = Annotated[Characters, Depends(_characters)]
+# The `Idempotency-Key` header, checked (usecases/generations.py); after `CurrentKey` in a
+# route's parameters, so that a request without a valid API key is a 401 first.
+IdempotencyKey = Annotated[str | None, Depends(_idempotency_key)]
 
 
 async def authenticate(request: Request, keys: KeysDep, limiter: LimiterDep) -> ApiKey:

@@ -3,30 +3,25 @@ framework's middleware, routing and dependency resolution.
 
 Clients poll this endpoint more than all others together. The fast path answers only the
 plain success (a valid key, a generation of its account); anything else falls through to
-the routed endpoint, which owns authentication errors, 404s and every other answer, so the
-two cannot disagree on anything but speed.
+the routed endpoint, which owns authentication errors, 404s and every other answer. Both
+read through the same use-case (`Generations.read`) and present through the same
+`Presenter`, so the two cannot disagree on anything but speed.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import OrderedDict
-from collections.abc import Callable
 
 from starlette.types import Scope, Send
 
 from vidrouter.api.middleware import request_id
-from vidrouter.api.openai_videos_map import video_object
 from vidrouter.api.presenter import Presenter
-from vidrouter.domain.generation import Generation
-from vidrouter.store.generations import GenerationStore
 from vidrouter.store.keys import KeyStore
+from vidrouter.usecases.generations import Generations
 from vidrouter.usecases.rate_limits import Limiter
 
 _GENERATIONS = "/v1/generations/"
 _VIDEOS = "/v1/videos/"
-_CACHED_BODIES = 10_000
 # The route each answers for, as the routed app names it (metrics label).
 ROUTES = {_GENERATIONS: "/v1/generations/{generation_id}", _VIDEOS: "/v1/videos/{video_id}"}
 
@@ -37,15 +32,12 @@ class GenerationReadFastPath:
     """Called by the app first (see app.VidrouterApp); True when it answered."""
 
     def __init__(
-        self, keys: KeyStore, limiter: Limiter, store: GenerationStore, presenter: Presenter
+        self, keys: KeyStore, limiter: Limiter, generations: Generations, presenter: Presenter
     ) -> None:
         self._keys = keys
         self._limiter = limiter
-        self._store = store
+        self._generations = generations
         self._present = presenter
-        # A finished generation's JSON changes only when its URL's expiry moves (hourly):
-        # its bytes are kept per (id, expiry) instead of being encoded on every poll.
-        self._bodies: OrderedDict[tuple[str, int], bytes] = OrderedDict()
 
     def applies(self, scope: Scope) -> str | None:
         """The prefix of the route it would answer, or None."""
@@ -93,14 +85,17 @@ class GenerationReadFastPath:
         if not decision.allowed:
             return False  # the routed endpoint answers the 429; the request is counted once
         generation_id = scope["path"][len(prefix) :]
-        if prefix == _VIDEOS:
-            # As the routed endpoint reads it: never a moment old (see GenerationStore.peek).
-            g = await self._store.get(generation_id, account_id=key.account_id)
-        else:
-            g = await self._store.peek(generation_id, account_id=key.account_id)
+        # As the routed endpoints read it: /v1/videos never a moment old (see
+        # GenerationStore.peek), /v1/generations for display.
+        g = await self._generations.read(
+            key.account_id, generation_id, for_display=prefix == _GENERATIONS
+        )
         if g is None:
             return False
-        body = self._video_body(g) if prefix == _VIDEOS else self._body(g)
+        if prefix == _VIDEOS:
+            body = self._present.video_json(g)
+        else:
+            body = self._present.generation_json(g)
         await send(
             {
                 "type": "http.response.start",
@@ -115,28 +110,3 @@ class GenerationReadFastPath:
         )
         await send({"type": "http.response.body", "body": body})
         return True
-
-    def _body(self, g: Generation) -> bytes:
-        signer = self._present.signer()
-        if not g.status.terminal or signer is None:
-            return _encode(self._present(g))
-        return self._cached((g.id, signer.expires_for(self._present.clock())), g, self._present)
-
-    def _video_body(self, g: Generation) -> bytes:
-        if not g.status.terminal:
-            return _encode(video_object(g))
-        return self._cached((g.id, -1), g, video_object)  # no URL in it: it never changes
-
-    def _cached(
-        self, cache_key: tuple[str, int], g: Generation, shape: Callable[[Generation], object]
-    ) -> bytes:
-        body = self._bodies.get(cache_key)
-        if body is None:
-            body = self._bodies[cache_key] = _encode(shape(g))
-            if len(self._bodies) > _CACHED_BODIES:
-                self._bodies.popitem(last=False)
-        return body
-
-
-def _encode(obj: object) -> bytes:
-    return json.dumps(obj, separators=(",", ":")).encode()

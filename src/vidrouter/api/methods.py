@@ -4,9 +4,10 @@ A `405` names them in `Allow` (RFC 9110 requires it): all of them, gathered from
 of the path (Starlette's own header names only the first route it tried, and GET and DELETE
 of one path are two routes here).
 
-OpenAI's Videos API paths we do not implement (`/v1/videos/edits`, ...) fall inside our
-`/v1/videos/{video_id}` pattern, so the router alone would answer them 405; they are unknown
-here and answer 404, as docs/openai-compatibility.md promises.
+OpenAI's Videos API paths we do not implement fall inside our `/v1/videos/{video_id}`
+pattern, so the router alone would answer them 405; those listed in `NOT_IMPLEMENTED` are
+unknown here and answer 404, as docs/openai-compatibility.md promises (none today: remix,
+edits, extensions and characters are served).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.routing import Match
 
 _METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
-NOT_IMPLEMENTED = frozenset({"/v1/videos/edits", "/v1/videos/extensions", "/v1/videos/characters"})
+NOT_IMPLEMENTED: frozenset[str] = frozenset()
 
 
 def not_implemented(request: Request) -> bool:

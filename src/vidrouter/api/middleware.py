@@ -51,19 +51,30 @@ class RequestIdMiddleware:
 
 
 class BodyLimitMiddleware:
-    """Refuse bodies over the limit with a 413 before reading them whole."""
+    """Refuse bodies over the limit with a 413 before reading them whole. A multipart body
+    POSTed to one of `upload_paths` (a video file) has the larger `max_upload_bytes`."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        *,
+        max_upload_bytes: int | None = None,
+        upload_paths: frozenset[str] = frozenset(),
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_upload_bytes = max_upload_bytes or max_bytes
+        self.upload_paths = upload_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        most = self.max_upload_bytes if self._upload(scope) else self.max_bytes
         for name, value in scope["headers"]:
-            if name == b"content-length" and (not value.isdigit() or int(value) > self.max_bytes):
-                await self._reject(send)
+            if name == b"content-length" and (not value.isdigit() or int(value) > most):
+                await self._reject(send, most)
                 return
         received = 0
         too_large = False
@@ -73,7 +84,7 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > most:
                     too_large = True
                     raise _BodyTooLarge
             return message
@@ -81,10 +92,20 @@ class BodyLimitMiddleware:
         try:
             await self.app(scope, limited_receive, send)
         except _BodyTooLarge:
-            await self._reject(send)
+            await self._reject(send, most)
 
-    async def _reject(self, send: Send) -> None:
-        message = f"the request body exceeds {self.max_bytes} bytes"
+    def _upload(self, scope: Scope) -> bool:
+        path: str = scope["path"]
+        if scope["method"] != "POST" or path.rstrip("/") not in self.upload_paths:
+            return False
+        for name, value in scope["headers"]:
+            if name == b"content-type":
+                media: bytes = value.split(b";", 1)[0].strip().lower()
+                return media == b"multipart/form-data"
+        return False
+
+    async def _reject(self, send: Send, most: int) -> None:
+        message = f"the request body exceeds {most} bytes"
         await send_error(send, 413, "body_too_large", message)
 
 

@@ -13,7 +13,6 @@ Generation into OpenAI's Video object. Pure functions; the routes live in `route
 from __future__ import annotations
 
 import base64
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -21,10 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vidrouter.api.openai_videos_forms import FormPart, parse_multipart, parse_urlencoded, text
+from vidrouter.domain import json_text
 from vidrouter.domain.catalog import CURRENCY, ListedModel
-from vidrouter.domain.controls import CONTROL_FIELDS
+from vidrouter.domain.create_fields import CREATE_FIELDS, SAME
 from vidrouter.domain.errors import InvalidRequest
 from vidrouter.domain.generation import Generation, Status
+from vidrouter.domain.inputs import VIDEO_EXTEND
 from vidrouter.domain.representation import controls_object, shown_error
 from vidrouter.domain.request_fields import check_names
 
@@ -44,9 +45,18 @@ __all__ = [
     "video_object",
 ]
 
-# `routing` is ours (docs/routing.md): a JSON object, or its JSON text in a form. So are the
-# controls (issue 13), taken as on /v1/generations.
-FIELDS = ("model", "prompt", "seconds", "size", "input_reference", "routing", *CONTROL_FIELDS)
+# The fields of our create (domain/create_fields.py) by their names here: OpenAI's where it
+# has its own, ours for the rest (`routing`, `cache` and the controls are ours, taken as on
+# /v1/generations); `webhook_url` and `metadata` are not taken here.
+FIELDS = tuple(
+    f.name if f.rule.videos == SAME else f.rule.videos
+    for f in CREATE_FIELDS
+    if f.rule.videos is not None
+)
+# `characters` too, which `openai_video_ops.with_characters` makes references of.
+TAKEN = (*FIELDS, "characters")
+# Passed to our create rules as they are (`model` aside: it may default).
+_SAME_NAMED = tuple(f for f in CREATE_FIELDS if f.rule.videos == SAME and f.name != "model")
 # OpenAI's own sizes map onto these too: 1792x1024 is 16:9 within the tolerance.
 _RATIOS = {"16:9": 16 / 9, "9:16": 9 / 16, "1:1": 1.0}
 _RATIO_TOLERANCE = 0.03
@@ -55,14 +65,15 @@ _RATIO_TOLERANCE = 0.03
 SHORT_SIDES = {480: "480p", 540: "540p", 720: "720p", 768: "768p", 1080: "1080p", 2160: "4k"}
 _SIDES = {resolution: side for side, resolution in SHORT_SIDES.items()}
 _SIZE = re.compile(r"^\s*(\d{1,5})\s*[xX\u00d7]\s*(\d{1,5})\s*$")
+_CHARACTER_PART = re.compile(r"characters\[\d{0,3}\]\[id\]")
 _SECONDS = re.compile(r"^\s*\d{1,6}(\.\d{1,6})?\s*$")
 _IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"))
 # Our create rules' names for the fields, in OpenAI's vocabulary.
-_PARAMS = {"duration": "seconds", "aspect_ratio": "size", "image_url": "input_reference"}
-# Form fields are text: these become JSON values first (anything else is left as text, which
-# the create rules then refuse naming the field).
+_PARAMS = {f.name: f.rule.videos for f in CREATE_FIELDS if f.rule.videos not in (None, SAME)}
+# Form fields are text: booleans, integers and objects become JSON values first (anything
+# else is left as text, which the create rules then refuse naming the field).
 _FORM_BOOLEANS = {"true": True, "false": False}
-_FORM_JSON = ("generate_audio", "enhance_prompt", "seed")
+_FORM_TYPES = {f.name: f.json_type for f in _SAME_NAMED}
 
 
 # --- requests -------------------------------------------------------------------------------
@@ -92,7 +103,7 @@ class VideoRequest:
 def from_json(body: object) -> VideoRequest:
     if not isinstance(body, Mapping):
         raise InvalidRequest("the request body must be a JSON object", code="invalid_body")
-    check_names(body, FIELDS)
+    check_names(body, TAKEN)
     image_url = None
     reference = body.get("input_reference")
     if reference is not None:
@@ -115,7 +126,11 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
     reference: dict[str, object] = {}
     image_url = None
     seen: set[str] = set()
+    characters: list[object] = []
     for part in parts:
+        if _CHARACTER_PART.fullmatch(part.name):  # the SDK's `characters[][id]`, repeated
+            characters.append({"id": text(part)})
+            continue
         if part.name in seen:
             raise InvalidRequest(
                 f"parameter {part.name!r} is given more than once",
@@ -123,7 +138,7 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
                 param=part.name,
             )
         seen.add(part.name)
-        if part.name == "input_reference" and part.filename is not None:
+        if part.name == "input_reference" and _is_file(part):
             image_url = image_data_url(part.data)
             continue
         value = text(part)
@@ -133,7 +148,13 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
             reference["image_url"] = value
         else:
             values[part.name] = _form_value(part.name, value)
-    check_names(values, FIELDS)
+    if characters:
+        if "characters" in values:
+            raise InvalidRequest(
+                "give characters once", code="parameter_duplicated", param="characters"
+            )
+        values["characters"] = characters
+    check_names(values, TAKEN)
     if reference:
         if image_url is not None:
             raise InvalidRequest(
@@ -145,15 +166,31 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
     return VideoRequest(values, image_url)
 
 
+def _is_file(part: FormPart) -> bool:
+    """A file part: one with a filename, or (as `curl -F name=<file` and some generators send
+    it) without one but carrying an image or bytes that are no text."""
+    if part.filename is not None or part.content_type.startswith("image/"):
+        return True
+    try:
+        part.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 def _form_value(name: str, value: str) -> object:
-    if name == "routing":
+    json_type = _FORM_TYPES.get(name)
+    if json_type in ("object", "array"):
+        # The same parser as a JSON body: bounded depth, no duplicate keys, our words.
         try:
-            return json.loads(value)
-        except ValueError:
+            return json_text.loads(value)
+        except json_text.JsonTextError as exc:
             raise InvalidRequest(
-                "routing must be a JSON object", code="parameter_invalid_type", param="routing"
+                f"{name} must be a JSON {json_type}: {exc}",
+                code="parameter_invalid_type",
+                param=name,
             ) from None
-    if name in _FORM_JSON:
+    if json_type in ("boolean", "integer"):
         if value.strip().lower() in _FORM_BOOLEANS:
             return _FORM_BOOLEANS[value.strip().lower()]
         if value.strip().isdecimal() and len(value.strip()) <= 20:
@@ -170,14 +207,14 @@ def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, o
     model = req.model
     if model is None:
         wanted = "image-to-video" if req.image_url is not None else "text-to-video"
-        model = next((m.id for m in models if wanted in m.spec.capabilities), None)
+        model = next((m.id for m in models if wanted in m.capabilities), None)
         if model is None:
             raise InvalidRequest(
                 f"model is required: no {wanted} model is available to default to",
                 code="parameter_missing",
                 param="model",
             )
-    body: dict[str, object] = {"model": model, "prompt": req.values.get("prompt")}
+    body: dict[str, object] = {"model": model}
     if req.seconds is not None:
         body["duration"] = parse_seconds(req.seconds)
     if req.size is not None:
@@ -187,9 +224,9 @@ def create_body(req: VideoRequest, models: Sequence[ListedModel]) -> dict[str, o
             body["resolution"] = resolution
     if req.image_url is not None:
         body["image_url"] = req.image_url
-    for name in ("routing", *CONTROL_FIELDS):
-        if req.values.get(name) is not None:
-            body[name] = req.values[name]
+    for f in _SAME_NAMED:
+        if req.values.get(f.name) is not None:
+            body[f.name] = req.values[f.name]
     return body
 
 
@@ -317,18 +354,29 @@ def video_object(g: Generation) -> dict[str, Any]:
         "created_at": int(g.created_at.timestamp()),
         "completed_at": int(g.completed_at.timestamp()) if g.completed_at else None,
         "expires_at": None,
-        "seconds": _seconds(g.duration),
+        "seconds": _seconds(shown_seconds(g)),
         "size": size_for(g.aspect_ratio, g.controls.resolution),
         "error": error,
-        "remixed_from_video_id": None,
+        "remixed_from_video_id": (
+            g.video.generation_id if g.video is not None and g.video.remix else None
+        ),
         "prompt": g.prompt,
         # Our extension (OpenAI's object has no price; its SDK keeps unknown fields): the
         # same objects as on a Generation, so that one client reads cost in one shape.
         "estimated_cost": _usd(g.estimated_cost),
         "cost": _usd(g.cost_amount),
-        # Our controls (issue 13), as on a Generation.
+        # Our controls, as on a Generation.
         **controls_object(g),
+        "cached_from": g.cached_from,
     }
+
+
+def shown_seconds(g: Generation) -> float:
+    """The video's length as OpenAI shows it: an extension's is the joined total (its
+    `duration` is the seconds added)."""
+    if g.type == VIDEO_EXTEND and g.video is not None and g.video.seconds is not None:
+        return round(g.video.seconds + g.duration, 3)
+    return g.duration
 
 
 def _usd(amount: float | None) -> dict[str, Any] | None:

@@ -11,6 +11,8 @@ from fastapi.openapi.utils import get_openapi
 
 from vidrouter.api import openapi_requests as requests
 from vidrouter.domain.catalog import ListedModel
+from vidrouter.domain.create_schema import prompt as prompt_schema
+from vidrouter.domain.create_schema import shown_controls
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorOut"}
 _ERROR_SCHEMA = {
@@ -52,7 +54,11 @@ def _error(status: str) -> dict[str, Any]:
 
 
 def install(
-    app: FastAPI, *, models: Callable[[], list[ListedModel]], max_prompt_chars: int
+    app: FastAPI,
+    *,
+    models: Callable[[], list[ListedModel]],
+    max_prompt_chars: int,
+    max_batch_lines: int,
 ) -> None:
     """`models`: those listed on this server (the create bodies are described per model)."""
 
@@ -67,31 +73,32 @@ def install(
         schemas.pop("HTTPValidationError", None)
         schemas.pop("ValidationError", None)
         schemas["ErrorOut"] = _ERROR_SCHEMA
+        for shape in ("GenerationOut", "VideoOut"):
+            _show_controls(schemas[shape])
         components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
         for path, operations in doc.get("paths", {}).items():
             for method, operation in operations.items():
                 _complete(path, method, operation)
-        _describe_requests(doc, models(), max_prompt_chars)
+        _describe_requests(doc, models(), max_prompt_chars, max_batch_lines)
         app.openapi_schema = doc
         return doc
 
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def _describe_requests(doc: dict[str, Any], models: list[ListedModel], max_chars: int) -> None:
+def _describe_requests(
+    doc: dict[str, Any], models: list[ListedModel], max_chars: int, max_lines: int
+) -> None:
     """The request shapes this server really accepts (see `openapi_requests`)."""
     paths = doc["paths"]
-    if models:
-        body = paths["/v1/generations"]["post"]["requestBody"]["content"]["application/json"]
-        body["schema"] = requests.generation_create(models, max_chars)
+    body = paths["/v1/generations"]["post"]["requestBody"]["content"]["application/json"]
+    body["schema"] = requests.generation_create(models, max_chars)
+    body = paths["/v1/batches"]["post"]["requestBody"]["content"]["application/json"]
+    body["schema"] = requests.batch_create(models, max_chars, max_lines)
+    content = paths["/v1/videos"]["post"]["requestBody"]["content"]
     videos = requests.video_create(models, max_chars)
-    if videos is not None:
-        content = paths["/v1/videos"]["post"]["requestBody"]["content"]
-        content["application/json"]["schema"], content["multipart/form-data"]["schema"] = videos
-    for parameter in paths["/v1/videos/{video_id}/content"]["get"]["parameters"]:
-        if parameter["name"] == "variant":
-            # thumbnail and spritesheet are OpenAI's; here they are 400 variant_unsupported.
-            parameter["schema"] = {"type": "string", "enum": ["video"], "default": "video"}
+    content["application/json"]["schema"], content["multipart/form-data"]["schema"] = videos
+    _describe_video_ops(paths, models, max_chars)
     for operations in paths.values():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
@@ -100,6 +107,26 @@ def _describe_requests(doc: dict[str, Any], models: list[ListedModel], max_chars
     for parameter in paths["/v1/usage"]["get"]["parameters"]:
         if parameter["name"] in ("from", "to"):
             parameter["schema"] = {**requests.USAGE_BOUND, "description": parameter["description"]}
+
+
+def _describe_video_ops(paths: dict[str, Any], models: list[ListedModel], max_chars: int) -> None:
+    """The prompt of remix, edits and extensions as on a create; an extension's `seconds`:
+    those every listed model that extends takes (the source's model is not known here)."""
+    extending = [m for m in models if "video-extend" in m.capabilities]
+    taken = [set(requests.seconds_of(m)) for m in extending]
+    seconds = sorted(set.intersection(*taken) if taken else set(), key=float)
+    for path in ("/v1/videos/{video_id}/remix", "/v1/videos/edits", "/v1/videos/extensions"):
+        body = paths[path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        body["properties"]["prompt"] = prompt_schema(max_chars)
+        if "seconds" in body["properties"]:
+            body["properties"]["seconds"] = {"type": "string", "enum": seconds or ["4"]}
+
+
+def _show_controls(schema: dict[str, Any]) -> None:
+    """The controls, from their declaration, in a response object that shows them."""
+    shown = shown_controls()
+    schema["properties"] = {**shown, **schema["properties"]}
+    schema["required"] = [*shown, *schema.get("required", [])]
 
 
 def _no_nul(schema: dict[str, Any]) -> None:

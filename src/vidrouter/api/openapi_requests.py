@@ -1,71 +1,75 @@
-"""What this server accepts, written into its OpenAPI document exactly, so that a client
-generated from `/openapi.json` never sends a request that always fails (and a fuzzer finds
-no request the document allows and the server refuses).
+"""What this server accepts on `POST /v1/generations` and `POST /v1/videos`, written into
+its OpenAPI document exactly, so that a client generated from `/openapi.json` never sends a
+request that always fails (and a fuzzer finds no request the document allows and the server
+refuses).
 
 The create bodies depend on the models this server lists (their ids, durations and aspect
 ratios): one `oneOf` branch per model, told apart by `model`. The document is built once per
-process, like the list of models (credentials are read at start-up).
-
-What no schema can say is left to the descriptions: a webhook_url at a private address is
-refused unless VIDROUTER_ALLOW_PRIVATE_WEBHOOK_URLS is set, and an image that is not PNG or
-JPEG is refused.
+process, like the list of models (credentials are read at start-up). Each field's schema
+comes from its declaration (`domain/create_schema.py`); here are OpenAI's own spellings of
+some (`seconds`, `size`, `input_reference`) and its forms.
 """
 
 from __future__ import annotations
 
+import copy
 import math
-import sys
-import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from vidrouter.api import openai_videos_map as wire
-from vidrouter.api import openapi_controls as controls
+from vidrouter.domain import create_schema as fields
+from vidrouter.domain.batch import MAX_CUSTOM_ID
 from vidrouter.domain.catalog import ListedModel
-from vidrouter.domain.create_request import (
-    MAX_METADATA_KEY,
-    MAX_METADATA_PAIRS,
-    MAX_METADATA_VALUE,
-    MAX_URL_CHARS,
-    URL_PATTERN,
-    shortest_duration,
-)
+from vidrouter.domain.create_fields import CREATE_FIELDS, SAME
+from vidrouter.domain.create_request import shortest_duration
+from vidrouter.domain.create_schema import IMAGE, NO_NUL, nullable
+from vidrouter.domain.create_schema_rules import Schema, required, rules
 from vidrouter.domain.errors import InvalidRequest
-from vidrouter.domain.text import _INVISIBLE, _INVISIBLE_CATEGORIES
+from vidrouter.domain.inputs import IMAGE_TO_VIDEO, TEXT_TO_VIDEO
 
-Schema = dict[str, Any]
+__all__ = ["NO_NUL", "USAGE_BOUND", "batch_create", "generation_create", "video_create"]
 
-NO_NUL = "^[^\\x00]*$"  # the databases refuse NUL in any string (domain/text.py)
+generation_create = fields.generation_create
+CUSTOM_ID: Schema = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_CUSTOM_ID,
+    "pattern": NO_NUL,
+    "description": "Yours, to find the line in the results (which also give its number).",
+}
 
 
-def _invisible_class() -> str:
-    """The characters `domain.text.is_blank` counts as showing nothing, as the inside of a
-    regex character class: a prompt needs one character outside it. Spelled out (no `\\s`,
-    no `\\p{..}`): regex dialects disagree on those, and on nothing spelled out."""
-    chars = [
-        c
-        for c in range(sys.maxunicode + 1)
-        if not 0xD800 <= c <= 0xDFFF
-        and (chr(c) in _INVISIBLE or unicodedata.category(chr(c)) in _INVISIBLE_CATEGORIES)
+def batch_create(models: Sequence[ListedModel], max_prompt_chars: int, max_lines: int) -> Schema:
+    """A batch as JSON: `lines` of create bodies, each with a `custom_id` (the JSONL upload
+    and body forms are described in the operation's text: a schema of a file's lines could
+    not be checked by a fuzzer)."""
+    line = generation_create(models, max_prompt_chars)
+    branches = [
+        {
+            **branch,
+            "required": ["custom_id", *branch["required"]],
+            "properties": {"custom_id": CUSTOM_ID, **branch["properties"]},
+        }
+        for branch in line.get("oneOf", [line])
     ]
-    ranges: list[tuple[int, int]] = []
-    for c in chars:
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1] = (ranges[-1][0], c)
-        else:
-            ranges.append((c, c))
-    return "".join(_char(a) if a == b else f"{_char(a)}-{_char(b)}" for a, b in ranges)
+    return {
+        "title": "BatchCreate",
+        "type": "object",
+        "required": ["lines"],
+        "additionalProperties": False,
+        "properties": {
+            "lines": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": max_lines,
+                "items": {"title": "BatchLine", "oneOf": branches},
+            },
+            "webhook_url": nullable(fields.WEBHOOK_URL),
+            "metadata": nullable(fields.METADATA),
+        },
+    }
 
 
-def _char(c: int) -> str:
-    if c < 0x80:
-        return f"\\x{c:02x}"
-    if c <= 0xFFFF:
-        return f"\\u{c:04x}"
-    return chr(c)  # above the BMP each dialect spells escapes its own way; the character works
-
-
-PROMPT_PATTERN = f"^[^\\x00]*[^{_invisible_class()}][^\\x00]*$"
 # Sizes that map onto our aspect ratios and resolutions, and OpenAI's own (whose short side
 # names no resolution); others within 3 % of a ratio are accepted as well, but these are the
 # ones the document promises.
@@ -79,25 +83,9 @@ _SIZES = (
     "1024x1792",
     "1024x1024",
 )
-URL: Schema = {
-    "type": "string",
-    "pattern": URL_PATTERN,
-    "maxLength": MAX_URL_CHARS,
-    "description": "An absolute http(s) URL: a host name or IPv4 address, no credentials, "
-    "printable ASCII without spaces (percent-encode the rest).",
-}
-IMAGE_DATA: Schema = {
-    "type": "string",
-    "pattern": "^data:image/(png|jpeg);base64,",
-    "description": "A base64 PNG or JPEG data URI.",
-}
-METADATA: Schema = {
-    "type": "object",
-    "maxProperties": MAX_METADATA_PAIRS,
-    "propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY, "pattern": NO_NUL},
-    "additionalProperties": {"type": "string", "maxLength": MAX_METADATA_VALUE, "pattern": NO_NUL},
-}
-_IMAGE: Schema = {"anyOf": [IMAGE_DATA, URL]}
+# The fields /v1/videos takes under their own names (the others it spells OpenAI's way).
+_SAME_NAMED = tuple(f for f in CREATE_FIELDS if f.rule.videos == SAME)
+_NEED_IMAGE = tuple(f.name for f in _SAME_NAMED if f.rule.needs == "image_url")
 USAGE_BOUND: Schema = {
     "type": "string",
     "maxLength": 64,
@@ -105,114 +93,104 @@ USAGE_BOUND: Schema = {
 }
 
 
-def prompt(max_chars: int) -> Schema:
-    return {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": max_chars,
-        "pattern": PROMPT_PATTERN,
-        "description": "At least one visible character (not only spaces or invisible "
-        "marks); no NUL characters.",
-    }
-
-
-def _nullable(schema: Schema) -> Schema:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
 def _takes_image(m: ListedModel) -> bool:
-    return "image-to-video" in m.spec.capabilities
+    return "image-to-video" in m.capabilities
 
 
 def _needs_image(m: ListedModel) -> bool:
-    return "text-to-video" not in m.spec.capabilities
-
-
-def _duration(m: ListedModel) -> Schema:
-    if m.durations is not None:
-        return {"type": "number", "enum": list(m.durations)}
-    return {"type": "number", "minimum": shortest_duration(m), "maximum": m.max_duration}
-
-
-# --- POST /v1/generations -------------------------------------------------------------------
-
-
-def generation_create(models: Sequence[ListedModel], max_prompt_chars: int) -> Schema:
-    webhook = dict(URL)
-    webhook["description"] = (
-        URL["description"] + " Private, loopback and metadata addresses are refused unless "
-        "VIDROUTER_ALLOW_PRIVATE_WEBHOOK_URLS is set."
-    )
-    return {
-        "title": "GenerationCreate",
-        "description": "The body of POST /v1/generations: one branch per model listed here "
-        "(unknown fields are rejected).",
-        "oneOf": [_generation_branch(m, max_prompt_chars, webhook) for m in models],
-    }
-
-
-def _generation_branch(m: ListedModel, max_prompt_chars: int, webhook: Schema) -> Schema:
-    image: Schema
-    if not _takes_image(m):
-        image = {"type": "null"}
-    elif _needs_image(m):
-        image = {"anyOf": [IMAGE_DATA, URL]}
-    else:
-        image = _nullable({"anyOf": [IMAGE_DATA, URL]})
-    return {
-        "title": f"GenerationCreate {m.id}",
-        "type": "object",
-        "required": ["model", "prompt", *(["image_url"] if _needs_image(m) else [])],
-        "additionalProperties": False,
-        "properties": {
-            "model": {"type": "string", "const": m.id},
-            "prompt": prompt(max_prompt_chars),
-            "duration": _nullable(_duration(m)),
-            "aspect_ratio": _nullable({"type": "string", "enum": list(m.aspect_ratios)}),
-            "image_url": image,
-            **controls.properties(m, prompt(max_prompt_chars), _IMAGE, form=False),
-            "webhook_url": _nullable(webhook),
-            "metadata": _nullable(METADATA),
-        },
-        **controls.rules(m, "duration", _numbers, None),
-    }
+    return "text-to-video" not in m.capabilities
 
 
 # --- POST /v1/videos ------------------------------------------------------------------------
 
 
-def video_create(
-    models: Sequence[ListedModel], max_prompt_chars: int
-) -> tuple[Schema, Schema] | None:
-    """The JSON and the multipart schema; None when no model could take a request."""
-    default = next((m for m in models if not _needs_image(m)), None)
+def video_create(models: Sequence[ListedModel], max_prompt_chars: int) -> tuple[Schema, Schema]:
+    """The JSON and the multipart schema."""
     json_branches: list[Schema] = []
     form_branches: list[Schema] = []
     for m in models:
         sizes = _sizes(m)
         if sizes:
             json_branches.append(_video_branch(m, sizes, max_prompt_chars, form=False))
-            form_branches.append(_video_branch(m, sizes, max_prompt_chars, form=True))
+            form_branches.extend(_form_branches(m, sizes, max_prompt_chars))
     if not json_branches:
-        return None
-    if default is not None and _sizes(default):
-        # Without `model`: the first listed text-to-video model (and no image).
-        for form, branches in ((False, json_branches), (True, form_branches)):
-            branch = _video_branch(default, _sizes(default), max_prompt_chars, form=form)
-            branch["title"] = f"VideoCreate (model {default.id} by default)"
-            if form:
-                del branch["properties"]["model"]
-                branch["properties"].pop("input_reference", None)
-            else:  # null is "not given" in JSON
-                branch["properties"]["model"] = {"type": "null"}
-                branch["properties"]["input_reference"] = {"type": "null"}
-            branch["required"] = [n for n in branch["required"] if n != "model"]
-            branches.append(branch)
+        return _no_model(form=False), _no_model(form=True)
+    # Without `model`: the first listed model that makes videos from text, or from an image
+    # when one is given, as it is asked for by name.
+    listed = [m for m in models if _sizes(m)]
+    text = next((m for m in listed if not _needs_image(m)), None)
+    image = next((m for m in listed if _takes_image(m)), None)
+    if text is not None:
+        branch = _video_branch(text, _sizes(text), max_prompt_chars, form=False)
+        branch["properties"]["input_reference"] = {"type": "null"}  # null: "not given"
+        json_branches.append(_by_default(branch, text, form=False))
+        form = _form_branches(text, _sizes(text), max_prompt_chars)[0]
+        form_branches.append(_by_default(form, text, form=True))
+    if image is not None:
+        branch = _video_branch(image, _sizes(image), max_prompt_chars, form=False)
+        given = branch["properties"]["input_reference"]
+        branch["properties"]["input_reference"] = given.get("anyOf", [given])[0]  # not null
+        branch["required"] = [*dict.fromkeys([*branch["required"], "input_reference"])]
+        json_branches.append(_by_default(branch, image, form=False))
+        form = _form_branches(image, _sizes(image), max_prompt_chars)[-1]
+        form_branches.append(_by_default(form, image, form=True))
     described = "OpenAI's create video request; one branch per model listed here."
     return (
         {"title": "VideoCreate", "description": described, "oneOf": json_branches},
         {"title": "VideoCreateForm", "description": described, "oneOf": form_branches},
     )
+
+
+def _by_default(branch: Schema, m: ListedModel, *, form: bool) -> Schema:
+    """Model `m`'s branch for a request that names no model (absent in a form, null or
+    absent in JSON)."""
+    if form:
+        del branch["properties"]["model"]
+    else:
+        branch["properties"]["model"] = {"type": "null"}
+    branch["required"] = [n for n in branch["required"] if n != "model"]
+    branch["title"] = branch["title"].replace(
+        f"VideoCreate {m.id}", f"VideoCreate (model {m.id} by default)"
+    )
+    return branch
+
+
+def _form_branches(m: ListedModel, sizes: list[str], max_prompt_chars: int) -> list[Schema]:
+    """Model `m`'s multipart branches. A form cannot say null, and a fuzzer cannot judge a rule
+    over a file part, so a model that takes an image gets a branch without one (text to
+    video) and a branch that needs one (image to video) instead of rules between `type`,
+    `input_reference` and the fields that need it."""
+    branch = _video_branch(m, sizes, max_prompt_chars, form=True)
+    if not _takes_image(m):
+        return [branch]
+    out = []
+    if not _needs_image(m):
+        text = copy.deepcopy(branch)
+        text["title"] += " (text to video)"
+        for name in ("input_reference", *_NEED_IMAGE):
+            text["properties"].pop(name, None)
+        text["properties"]["type"] = {"type": "string", "enum": [TEXT_TO_VIDEO]}
+        out.append(text)
+    image = copy.deepcopy(branch)
+    image["title"] += " (image to video)"
+    image["properties"]["type"] = {"type": "string", "enum": [IMAGE_TO_VIDEO]}
+    image["required"] = [*dict.fromkeys([*image["required"], "input_reference"])]
+    out.append(image)
+    return out
+
+
+def _no_model(*, form: bool) -> Schema:
+    """No model listed here takes a request: the fields and their types only."""
+    typed: Schema = {f.name: {"type": f.json_type} for f in _SAME_NAMED if f.rule.documented}
+    extra = {"seconds": {"type": "string"}, "size": {"type": "string"}}
+    reference = {"type": "string", "format": "binary"} if form else {"type": "object"}
+    return {
+        "title": "VideoCreateForm" if form else "VideoCreate",
+        "type": "object",
+        "required": [f.name for f in _SAME_NAMED if f.required and f.name != "model"],
+        "additionalProperties": False,
+        "properties": {**typed, **extra, "input_reference": reference},
+    }
 
 
 def _sizes(m: ListedModel) -> list[str]:
@@ -231,25 +209,24 @@ def _sizes(m: ListedModel) -> list[str]:
     return out
 
 
-def _seconds(m: ListedModel) -> list[str]:
+def seconds_of(m: ListedModel) -> list[str]:
     if m.durations is not None:
         return [_number(d) for d in m.durations]
     return [str(n) for n in range(math.ceil(shortest_duration(m)), int(m.max_duration) + 1)]
 
 
 def _video_branch(m: ListedModel, sizes: list[str], max_prompt_chars: int, *, form: bool) -> Schema:
-    seconds: Schema = {"type": "string", "enum": _seconds(m), "examples": ["4"]}
+    seconds: Schema = {"type": "string", "enum": seconds_of(m), "examples": ["4"]}
     if not form:
-        seconds = _nullable({"anyOf": [seconds, _duration(m)]})
+        seconds = nullable({"anyOf": [seconds, fields.duration(m)]})
     properties: Schema = {
-        "model": {"type": "string", "const": m.id},
-        "prompt": prompt(max_prompt_chars),
+        **fields.properties(_SAME_NAMED, m, max_prompt_chars, form=form),
         "seconds": seconds,
         "size": {"type": "string", "enum": sizes}
         if form
-        else _nullable({"type": "string", "enum": sizes}),
+        else nullable({"type": "string", "enum": sizes}),
     }
-    required = ["model", "prompt"]
+    needed = [f.name for f in _SAME_NAMED if required(f, m)]
     if _takes_image(m):
         if form:
             properties["input_reference"] = {
@@ -262,26 +239,27 @@ def _video_branch(m: ListedModel, sizes: list[str], max_prompt_chars: int, *, fo
                 "type": "object",
                 "required": ["image_url"],
                 "additionalProperties": False,
-                "properties": {"image_url": {"anyOf": [IMAGE_DATA, URL]}},
+                "properties": {"image_url": IMAGE},
             }
-            properties["input_reference"] = reference if _needs_image(m) else _nullable(reference)
+            properties["input_reference"] = reference if _needs_image(m) else nullable(reference)
         if _needs_image(m):
-            required.append("input_reference")
+            needed.append("input_reference")
     elif not form:
         properties["input_reference"] = {"type": "null"}  # null is "not given" in JSON
-    properties.update(controls.properties(m, prompt(max_prompt_chars), _IMAGE, form=form))
     return {
         "title": f"VideoCreate {m.id}",
         "type": "object",
-        "required": required,
+        "required": needed,
         "additionalProperties": False,
         "properties": properties,
-        **controls.rules(m, "seconds", _texts if form else _numbers_or_texts, _size_of(m)),
+        **rules(
+            m,
+            "seconds",
+            _texts if form else _numbers_or_texts,
+            _size_of(m),
+            None if form else "input_reference",
+        ),
     }
-
-
-def _numbers(durations: Sequence[float]) -> list[object]:
-    return list(durations)
 
 
 def _texts(durations: Sequence[float]) -> list[object]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, Field, WithJsonSchema
+
+from vidrouter.domain.controls import OPTIONAL_CONTROLS
 
 
 class ErrorDetail(BaseModel):
@@ -29,15 +31,20 @@ ERRORS_ID = _errors(401, 404)
 
 
 Resolution = Literal["480p", "540p", "720p", "768p", "1080p", "4k"]
-Control = Literal["negative_prompt", "seed", "generate_audio", "end_image_url", "enhance_prompt"]
+# One of the optional controls a model may honour (declared in domain/create_fields.py).
+Control = Annotated[str, WithJsonSchema({"type": "string", "enum": list(OPTIONAL_CONTROLS)})]
 
 
 class Variant(BaseModel):
-    """The price of one configuration (resolution x sound)."""
+    """The price of one configuration (resolution x sound), of one generation type when
+    `type` is present (else of every type)."""
 
     resolution: Resolution
     audio: bool
     per_second: float
+    type: str | None = Field(
+        default=None, description="Present when this price is of that generation type only."
+    )
 
 
 class Pricing(BaseModel):
@@ -45,6 +52,26 @@ class Pricing(BaseModel):
     currency: Literal["USD"] = "USD"
     variants: list[Variant] = Field(
         description="Every priced configuration the model offers, the default first."
+    )
+
+
+class InputLimits(BaseModel):
+    references: dict[Literal["image", "video", "audio"], int] = Field(
+        description="How many reference media of each kind it takes (absent kind: none)."
+    )
+    max_source_seconds: float | None = Field(
+        default=None, description="Present when a source video may be at most this long."
+    )
+    max_source_bytes: int | None = Field(
+        default=None, description="Present when a source video may be at most this large."
+    )
+    extend_durations: list[float] | None = Field(
+        default=None,
+        description="Present when an extension adds only these seconds (its `duration`).",
+    )
+    extends_own_output: bool | None = Field(
+        default=None,
+        description="True when it extends only videos it made itself (a generation of it).",
     )
 
 
@@ -57,7 +84,16 @@ class ModelItem(BaseModel):
     max_duration: float
     aspect_ratios: list[str]
     pricing: Pricing
-    capabilities: list[str]
+    capabilities: list[
+        Literal[
+            "text-to-video",
+            "image-to-video",
+            "reference-to-video",
+            "video-to-video",
+            "video-extend",
+        ]
+    ] = Field(description="The generation types its usable routes make (a create's `type`).")
+    limits: InputLimits = Field(description="What it takes beyond the prompt.")
     default_duration: float
     durations: list[float] | None = Field(
         default=None, description="Present when the model takes only these durations."
@@ -115,29 +151,6 @@ class ModelList(BaseModel):
     data: list[ModelItem]
 
 
-# The `routing` object of a create, written out in place (a nested model would put a `$ref`
-# into the inline request schemas). Every member may be null (= not given).
-def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-_PROVIDERS = {"type": "array", "items": {"type": "string"}, "maxItems": 32}
-ROUTING_SCHEMA: dict[str, Any] = _or_null(
-    {
-        "type": "object",
-        "additionalProperties": False,
-        "description": "How to choose among the model's routes (docs/routing.md).",
-        "properties": {
-            "sort": _or_null({"type": "string", "enum": ["price", "speed", "reliability"]}),
-            "only": _or_null(_PROVIDERS),
-            "ignore": _or_null(_PROVIDERS),
-            "max_price_per_second": _or_null({"type": "number", "minimum": 0}),
-            "allow_fallbacks": _or_null({"type": "boolean"}),
-        },
-    }
-)
-
-
 class GenerationErrorOut(BaseModel):
     code: str
     message: str
@@ -151,34 +164,9 @@ class Cost(BaseModel):
 Status = Literal["queued", "in_progress", "completed", "failed", "canceled"]
 
 
-class ControlsOut(BaseModel):
-    """The controls of a generation (issue 13), as asked, the model's defaults filled in."""
-
-    resolution: str | None = Field(
-        description="The output resolution: the one asked for, else the model's default "
-        "(null for a model that lists no resolutions)."
-    )
-    generate_audio: bool | None = Field(
-        description="Whether the video has sound: as asked, else the model's default."
-    )
-    negative_prompt: str | None
-    seed: int | None
-    end_image_url: str | None
-    enhance_prompt: bool | None
-
-
-class ControlsIn(BaseModel):
-    """The controls a create may give (docs/api.md, Controls)."""
-
-    resolution: str | None = None
-    generate_audio: bool | None = None
-    negative_prompt: str | None = None
-    seed: int | None = Field(default=None, ge=0, le=4_294_967_295)
-    end_image_url: str | None = None
-    enhance_prompt: bool | None = None
-
-
-class GenerationOut(ControlsOut):
+# Also the controls, as asked, the model's defaults filled in: from their declaration
+# (`domain.create_schema.shown_controls`, which `api/openapi.py` writes in).
+class GenerationOut(BaseModel):
     id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
     object: Literal["generation"] = "generation"
     model: str
@@ -186,11 +174,28 @@ class GenerationOut(ControlsOut):
     status: Status
     duration: float
     aspect_ratio: str
+    type: str = Field(
+        description="text-to-video, image-to-video, reference-to-video, video-to-video or "
+        "video-extend: as asked, else inferred from the inputs."
+    )
     image_url: str | None
+    references: list[dict[str, str]] = Field(
+        description='Its reference media, [{"type": "image" | "video" | "audio", "url"}]; '
+        'a character as {"type": "character", "id"}.'
+    )
+    video: dict[str, str] | None = Field(
+        description='Its source video: {"generation_id"}, {"url"}, or {"file"} (its name) '
+        "for one uploaded to /v1/videos/edits or /extensions (the video types)."
+    )
     webhook_url: str | None
     progress: int | None
     video_url: str | None = Field(
         description="Signed URL of the MP4 on our content host; fetch it without a key."
+    )
+    thumbnail_url: str | None = Field(
+        default=None,
+        description="Signed URL of the video's poster (WebP) on our content host; set with "
+        "`video_url`.",
     )
     error: GenerationErrorOut | None
     cost: Cost | None
@@ -203,6 +208,11 @@ class GenerationOut(ControlsOut):
         default=None,
         description="The routing policy it was routed under, defaults filled in (docs/routing.md).",
     )
+    cached_from: str | None = Field(
+        default=None,
+        description="A cache hit: the generation whose video this one shares (it cost 0).",
+    )
+    batch_id: str | None = Field(default=None, description="The batch that made it, if any.")
     created_at: str
     started_at: str | None
     completed_at: str | None
@@ -214,16 +224,24 @@ class GenerationList(BaseModel):
     has_more: bool
 
 
-class GenerationCreate(ControlsIn):
-    """The body of POST /v1/generations (unknown fields are rejected)."""
+class BatchOut(BaseModel):
+    id: str = Field(examples=["batch_7HqXb2cV9kLmN3pQrS4tUvW8"])
+    object: Literal["batch"] = "batch"
+    status: Literal["queued", "in_progress", "canceling", "completed", "failed", "canceled"]
+    total: int = Field(description="Lines.")
+    counts: dict[str, int] = Field(
+        description="`pending` (lines not started) and one count per generation status."
+    )
+    cost: Cost = Field(description="What its generations cost so far.")
+    estimated_total: Cost = Field(description="Its lines' estimated costs at submission.")
+    error: GenerationErrorOut | None = Field(description="Why it stopped early.")
+    webhook_url: str | None
+    metadata: dict[str, str]
+    created_at: str
+    completed_at: str | None
 
-    model_config = ConfigDict(extra="forbid")
 
-    model: str
-    prompt: str = Field(min_length=1)
-    duration: float | None = Field(default=None, gt=0)
-    aspect_ratio: str | None = None
-    image_url: str | None = None
-    webhook_url: str | None = Field(default=None, max_length=2048)
-    metadata: dict[str, str] | None = None
-    routing: Annotated[dict[str, Any] | None, WithJsonSchema(ROUTING_SCHEMA)] = None
+class BatchList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[BatchOut]
+    has_more: bool

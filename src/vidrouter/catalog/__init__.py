@@ -1,1 +1,4 @@
-"""The built-in model catalog (`models.toml`), shipped as package data."""
+"""The built-in model catalog: one TOML file per maker or host, shipped as package data and
+read by `vidrouter.domain.catalog.load_catalog`. No code lives here."""
+
+__all__: list[str] = []

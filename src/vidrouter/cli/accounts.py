@@ -13,6 +13,7 @@ from rich.console import Console
 
 from vidrouter.cli.common import settings_from
 from vidrouter.domain.clock import isoformat, utcnow
+from vidrouter.domain.money import check_budget, usd
 from vidrouter.settings import Settings
 from vidrouter.store.budgets import Budget, BudgetStore, Period
 from vidrouter.store.database import Database
@@ -26,9 +27,22 @@ console = Console()
 
 AccountId = Annotated[str, typer.Argument(help="The account's id (acct_...).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _budget(value: float | None) -> float | None:
+    try:
+        return None if value is None else check_budget(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 BudgetUsd = Annotated[
     float | None,
-    typer.Option("--budget-usd", min=0, help="The spend limit in USD (0: nothing may be spent)."),
+    typer.Option(
+        "--budget-usd",
+        callback=_budget,
+        help="The spend limit in USD, kept to 6 decimals (0: nothing may be spent).",
+    ),
 ]
 BudgetPeriod = Annotated[
     Literal["day", "month", "total"],
@@ -154,8 +168,8 @@ def budget_text(budget: object) -> str:
     resets = f", resets {budget['resets_at']}" if budget["resets_at"] else ""
     period = "in total" if budget["period"] == "total" else f"per UTC {budget['period']}"
     return (
-        f"${budget['limit_usd']:g} {period}: ${budget['spent_usd']:g} spent, "
-        f"${budget['remaining_usd']:g} left{resets}"
+        f"{usd(budget['limit_usd'])} {period}: {usd(budget['spent_usd'])} spent, "
+        f"{usd(budget['remaining_usd'])} left{resets}"
     )
 
 
@@ -165,7 +179,9 @@ def _print(out: dict[str, object], as_json: bool) -> None:
         return
     console.print(f"[bold]account[/bold] {out['id']} ({out['name']})")
     console.print(f"  budget: {budget_text(out['budget'])}")
-    console.print(f"  spent in total: ${out['spent_total_usd']:g}")
+    spent = out["spent_total_usd"]
+    assert isinstance(spent, float | int)
+    console.print(f"  spent in total: {usd(spent)}")
     keys = out["keys"]
     assert isinstance(keys, list)
     for k in keys:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import signal
 import sys
 from collections.abc import Iterator
@@ -24,12 +25,54 @@ import click
 import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from vidrouter.cli.remote import DEFAULT, ApiKey, BaseUrl, Json, client, err, fail, money
+from vidrouter.cli.remote import (
+    DEFAULT,
+    DEFAULT_TIMEOUT,
+    ApiKey,
+    BaseUrl,
+    Json,
+    Timeout,
+    client,
+    err,
+    fail,
+    money,
+    shown,
+)
 from vidrouter.client import Client, ClientError, Generation
+from vidrouter.client.images import image_url
 from vidrouter.client.types import CreateControls
 from vidrouter.domain.controls import MAX_SEED
+from vidrouter.domain.create_fields import Inputs
 
 INTERRUPTED = 130
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_NAME_CHARS = 80
+
+
+def _inputs(references: list[str], video: str | None, extend: str | None) -> Inputs:
+    """The create's `references`, `video` and `type` from the options."""
+    if video is not None and extend is not None:
+        fail(ClientError("give --video (an edit) or --extend (more of it), not both"))
+    out: Inputs = {}
+    if references:
+        out["references"] = [_reference(r) for r in references]
+    source = video if video is not None else extend
+    if source is not None:
+        out["type"] = "video-to-video" if video is not None else "video-extend"
+        out["video"] = {"generation_id" if source.startswith("gen_") else "url": source}
+    return out
+
+
+def _reference(given: str) -> dict[str, str]:
+    kind, _, url = given.partition("=")
+    if kind in ("video", "audio") and url:
+        return {"type": kind, "url": url}
+    if kind == "character" and url:  # kept with `vidrouter characters create`
+        return {"type": "character", "id": url}
+    try:
+        return {"type": "image", "url": image_url(given)}
+    except ClientError as exc:
+        fail(ClientError(f"--reference {given}: {exc}"))
 
 
 class OnInterrupt(StrEnum):
@@ -52,6 +95,28 @@ def generate(
         str | None,
         typer.Option(
             help="First frame: an http(s) URL, or a local PNG/JPEG (sent as a data: URI)."
+        ),
+    ] = None,
+    reference: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A reference image (repeatable): an http(s) URL or a local PNG/JPEG; "
+            "video=URL or audio=URL for other media, character=ID for a character. "
+            "Makes a reference-to-video."
+        ),
+    ] = None,
+    video: Annotated[
+        str | None,
+        typer.Option(
+            help="Re-render this video (video-to-video): a generation id (gen_...) or an "
+            "http(s) URL of an MP4."
+        ),
+    ] = None,
+    extend: Annotated[
+        str | None,
+        typer.Option(
+            help="Extend this video by --duration seconds (video-extend; the whole video is "
+            "returned): a generation id (gen_...) or an http(s) URL of an MP4."
         ),
     ] = None,
     resolution: Annotated[
@@ -80,7 +145,11 @@ def generate(
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Where to save the MP4 (default <id>.mp4)."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Where to save the MP4 (default: <id>.mp4 in the working directory).",
+        ),
     ] = None,
     on_interrupt: Annotated[
         OnInterrupt,
@@ -89,6 +158,7 @@ def generate(
     api_key: ApiKey = None,
     base_url: BaseUrl = DEFAULT,
     as_json: Json = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Generate a video on a running server, watch it progress, and download it. The
     controls a model takes are in `vidrouter models` (resolutions, supports)."""
@@ -101,15 +171,27 @@ def generate(
         "enhance_prompt": enhance_prompt,
     }
     controls = cast(CreateControls, {k: v for k, v in asked.items() if v is not None})
-    with client(api_key, base_url, poll_interval=0.5) as api, _InterruptsHeld() as interrupts:
+    inputs = _inputs(reference or [], video, extend)
+    with (
+        client(api_key, base_url, poll_interval=0.5, timeout=timeout) as api,
+        _InterruptsHeld() as interrupts,
+    ):
         try:
             # A Ctrl-C during the create is held until the generation's id is known, so the
             # question below is always about a generation we can name.
             first = api.create(
-                model, prompt, duration=duration, aspect_ratio=aspect_ratio, image=image, **controls
+                model,
+                prompt,
+                duration=duration,
+                aspect_ratio=aspect_ratio,
+                image=image,
+                **inputs,
+                **controls,
             )
             err.print(
-                f"Created [bold]{first.id}[/] ({first.model}, {first.duration:g} s, {first.aspect_ratio})"
+                f"Created [bold]{shown(first.id)}[/] ({shown(first.model)}, "
+                f"{first.duration:g} s, {shown(first.aspect_ratio)})",
+                highlight=False,
             )
             try:
                 final = _watch(api, first, interrupts, quiet=as_json)
@@ -119,16 +201,30 @@ def generate(
                 _report_failure(final, as_json)
             try:
                 with interrupts.released():
-                    path = api.download(final.id, output or Path(f"{final.id}.mp4"))
+                    path = api.download(final.id, output or default_output(final.id))
             except KeyboardInterrupt:
-                err.print(f"\nDownload interrupted; fetch it later: `vidrouter status {final.id}`.")
+                err.print(
+                    f"\nDownload interrupted; fetch it later: `vidrouter status {shown(final.id)}`.",
+                    highlight=False,
+                )
                 raise typer.Exit(INTERRUPTED) from None
         except ClientError as exc:
             fail(exc, as_json=as_json)
     cost = money(final.cost.amount, final.cost.currency) if final.cost else "-"
     if as_json:
         typer.echo(json.dumps({**final.model_dump(mode="json"), "output": str(path)}))
-    err.print(f"Saved [bold]{path}[/] ({final.id}, cost {cost})", highlight=False, soft_wrap=True)
+    err.print(
+        f"Saved [bold]{shown(str(path))}[/] ({shown(final.id)}, cost {shown(cost)})",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def default_output(generation_id: str) -> Path:
+    """`<id>.mp4` in the working directory, the id reduced to the id alphabet: the id is the
+    server's word, and a name like `../x` or `/etc/x` must never choose where the file goes."""
+    safe = _UNSAFE.sub("_", generation_id)[:_NAME_CHARS].lstrip("._-")
+    return Path(f"{safe or 'video'}.mp4")
 
 
 def _watch(
@@ -196,7 +292,9 @@ def _interrupted(
         if sys.stdin.isatty():
             try:
                 with interrupts.released():  # a second Ctrl-C at the question: leave it
-                    cancel = typer.confirm(f"\nCancel {generation.id}?", default=True, err=True)
+                    cancel = typer.confirm(
+                        f"\nCancel {shown(generation.id)}?", default=True, err=True
+                    )
             except (KeyboardInterrupt, click.exceptions.Abort):
                 cancel = False
             choice = OnInterrupt.cancel if cancel else OnInterrupt.leave
@@ -208,11 +306,12 @@ def _interrupted(
             canceled = api.cancel(generation.id)
         except ClientError as exc:
             fail(exc)
-        err.print(f"Canceled [bold]{canceled.id}[/].")
+        err.print(f"Canceled [bold]{shown(canceled.id)}[/].", highlight=False)
     else:
+        gid = shown(generation.id)
         err.print(
-            f"Left [bold]{generation.id}[/] running (it is billed if it completes); "
-            f"see it with `vidrouter status {generation.id}`.",
+            f"Left [bold]{gid}[/] running (it is billed if it completes); "
+            f"see it with `vidrouter status {gid}`.",
             highlight=False,
             soft_wrap=True,
         )
@@ -221,7 +320,11 @@ def _interrupted(
 
 def _report_failure(g: Generation, as_json: bool) -> NoReturn:
     reason = f"{g.error.code}: {g.error.message}" if g.error else "no reason given"
-    err.print(f"[red]Generation {g.id} {g.status}[/]: {reason}", highlight=False, soft_wrap=True)
+    err.print(
+        f"[red]Generation {shown(g.id)} {g.status}[/]: {shown(reason)}",
+        highlight=False,
+        soft_wrap=True,
+    )
     if as_json:
         typer.echo(g.model_dump_json())
     raise typer.Exit(1)

@@ -8,6 +8,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
@@ -25,6 +26,7 @@ from vidrouter.cli.accounts import (
 )
 from vidrouter.cli.common import settings_from
 from vidrouter.domain.clock import isoformat
+from vidrouter.domain.money import usd
 from vidrouter.settings import Settings
 from vidrouter.store.budgets import Budget, BudgetStore
 from vidrouter.store.database import Database
@@ -60,6 +62,7 @@ _SHOWN = (
     "requests_per_minute",
     "max_concurrent",
     "budget",
+    "cache",
 )
 
 
@@ -286,11 +289,33 @@ def set_limits(
     console.print(f"limits of {key.id}: {_limits_text(key)}; budget: {budget_text(budget_now)}")
 
 
+class CacheSetting(StrEnum):
+    on = "on"
+    off = "off"
+    default = "default"
+
+
+@app.command("set-cache")
+def set_cache(
+    ctx: typer.Context,
+    key_id: KeyId,
+    setting: Annotated[CacheSetting, typer.Argument(help="on, off, or default (off).")],
+) -> None:
+    """Turn the cache of identical requests on or off for every create of a key that does
+    not say (`"cache": true|false` in a create wins). See docs/api.md, The cache."""
+    value = {"on": True, "off": False, "default": None}[setting.value]
+    settings = settings_from(ctx)
+    key = asyncio.run(_with_keys(settings, lambda ks: ks.set_cache(key_id, value)))
+    if key is None:
+        _no_key(key_id)
+    console.print(f"cache of {key_id}: {setting.value}")
+
+
 def _limits_text(key: ApiKey) -> str:
     rpm = key.requests_per_minute
     most = key.max_concurrent
     budget = key.budget
-    spend = f", ${budget.limit_usd:g} per {budget.period}" if budget is not None else ""
+    spend = f", {usd(budget.limit_usd)} per {budget.period}" if budget is not None else ""
     return (
         f"{rpm if rpm is not None else 'default'} rpm, "
         f"{most if most is not None else 'default'} concurrent{spend}"

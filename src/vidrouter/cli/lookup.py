@@ -8,17 +8,29 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
-from vidrouter.cli.remote import DEFAULT, ApiKey, BaseUrl, Json, client, fail, money, out
-from vidrouter.client import ClientError, Generation
+from vidrouter.cli.remote import (
+    DEFAULT,
+    DEFAULT_TIMEOUT,
+    ApiKey,
+    BaseUrl,
+    Json,
+    Timeout,
+    ask,
+    money,
+    out,
+    shown,
+)
+from vidrouter.client import Generation
 
 
-def models(api_key: ApiKey = None, base_url: BaseUrl = DEFAULT, as_json: Json = False) -> None:
+def models(
+    api_key: ApiKey = None,
+    base_url: BaseUrl = DEFAULT,
+    as_json: Json = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
+) -> None:
     """The models of a running server, with their limits and prices."""
-    with client(api_key, base_url) as api:
-        try:
-            listed = api.models()
-        except ClientError as exc:
-            fail(exc, as_json=as_json)
+    listed = ask(lambda api: api.models(), api_key, base_url, timeout=timeout, as_json=as_json)
     if as_json:
         for model in listed:
             typer.echo(model.model_dump_json())
@@ -37,7 +49,7 @@ def models(api_key: ApiKey = None, base_url: BaseUrl = DEFAULT, as_json: Json = 
     table = Table(Column("model", no_wrap=True), *headers)
     for m in listed:
         durations = ", ".join(f"{d:g}" for d in m.durations) if m.durations else "any"
-        table.add_row(
+        cells = (
             m.id,
             m.provider,
             m.type,
@@ -49,6 +61,7 @@ def models(api_key: ApiKey = None, base_url: BaseUrl = DEFAULT, as_json: Json = 
             f"{m.pricing.per_second:g}",
             m.status,
         )
+        table.add_row(*(shown(cell) for cell in cells))
     out.print(table)
 
 
@@ -57,13 +70,12 @@ def status(
     api_key: ApiKey = None,
     base_url: BaseUrl = DEFAULT,
     as_json: Json = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Where a generation is: status, progress, cost, video URL or error."""
-    with client(api_key, base_url) as api:
-        try:
-            generation = api.get(generation_id)
-        except ClientError as exc:
-            fail(exc, as_json=as_json)
+    generation = ask(
+        lambda api: api.get(generation_id), api_key, base_url, timeout=timeout, as_json=as_json
+    )
     if as_json:
         typer.echo(generation.model_dump_json())
         return
@@ -88,5 +100,5 @@ def describe(g: Generation) -> Table:
     if g.video_url:
         rows["video_url"] = g.video_url
     for name, value in rows.items():
-        table.add_row(f"[bold]{name}[/]", value)
+        table.add_row(f"[bold]{name}[/]", shown(value, 10_000))
     return table

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli import accounts, catalog, generate, keys, lookup, serve
+from vidrouter.cli import accounts, batch, catalog, characters, generate, keys, lookup, serve
 
 app = typer.Typer(
     help="vidrouter: one HTTP API in front of many AI video generation models.",
@@ -17,6 +17,8 @@ app = typer.Typer(
 app.add_typer(keys.app, name="keys")
 app.add_typer(catalog.app, name="catalog")
 app.add_typer(accounts.app, name="accounts")
+app.add_typer(batch.app, name="batch")
+app.add_typer(characters.app, name="characters")
 app.command("serve")(serve.serve)
 app.command("generate")(generate.generate)
 app.command("models")(lookup.models)

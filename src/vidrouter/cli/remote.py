@@ -4,12 +4,15 @@ and how an error is shown."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, NoReturn
+from collections.abc import Callable
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from vidrouter.client import DEFAULT_BASE_URL, APIError, Client, ClientError
+from vidrouter.domain.text import displayable
 
 BaseUrl = Annotated[
     str,
@@ -29,37 +32,76 @@ ApiKey = Annotated[
 Json = Annotated[
     bool, typer.Option("--json", help="Print JSON on stdout (messages stay on stderr).")
 ]
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        envvar="VIDROUTER_TIMEOUT",
+        min=0.001,
+        max=86400,
+        help="Seconds one request to the server may take, whole (the answer included).",
+        show_default=True,
+    ),
+]
+DEFAULT_TIMEOUT = 30.0
 
 DEFAULT = DEFAULT_BASE_URL
+T = TypeVar("T")
 err = Console(stderr=True)
 out = Console()
 
 
-def client(api_key: str | None, base_url: str, *, poll_interval: float = 1.0) -> Client:
+def client(
+    api_key: str | None,
+    base_url: str,
+    *,
+    poll_interval: float = 1.0,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Client:
     if not api_key:
         err.print(
             "[red]No API key[/]: pass --api-key or set VIDROUTER_API_KEY "
             "(make one with `vidrouter keys create --name NAME`)."
         )
         raise typer.Exit(2)
-    return Client(api_key, base_url=base_url, poll_interval=poll_interval)
+    return Client(api_key, base_url=base_url, poll_interval=poll_interval, timeout=timeout)
+
+
+def ask(
+    call: Callable[[Client], T],
+    api_key: str | None,
+    base_url: str,
+    *,
+    timeout: float,
+    as_json: bool,
+) -> T:
+    """One request to the server, `call(client)`'s answer; a failed one shown and exit 1."""
+    with client(api_key, base_url, timeout=timeout) as api:
+        try:
+            return call(api)
+        except ClientError as exc:
+            fail(exc, as_json=as_json)
 
 
 def fail(exc: ClientError, *, as_json: bool = False) -> NoReturn:
-    """Show the error (the API's code and message when it has them) and exit 1."""
+    """Show the error on one line (the API's code and message when it has them) and exit 1.
+    What the server sent is shown as text: never as markup, never more than one line."""
     if isinstance(exc, APIError):
-        err.print(
-            f"[red]Error {exc.status_code} {exc.code}[/]: {exc.message}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        if as_json:
-            typer.echo(json.dumps({"error": exc.error.model_dump()}))
+        head = f"Error {exc.status_code} {shown(exc.code, 60)}"
+        message = exc.message
+        error = exc.error.model_dump()
     else:
-        err.print(f"[red]Error[/]: {exc}", highlight=False, soft_wrap=True)
-        if as_json:
-            typer.echo(json.dumps({"error": {"code": "client_error", "message": str(exc)}}))
+        head, message = "Error", str(exc)
+        error = {"code": "client_error", "message": message}
+    err.print(f"[red]{head}[/]: {shown(message)}", highlight=False, soft_wrap=True)
+    if as_json:
+        typer.echo(json.dumps({"error": error}))
     raise typer.Exit(1)
+
+
+def shown(text: str, limit: int = 300) -> str:
+    """Text a server sent, safe to print: one line, clipped, its markup escaped."""
+    return escape(displayable(" ".join(text.split()), limit))
 
 
 def money(amount: float, currency: str = "USD") -> str:

@@ -1,5 +1,6 @@
-"""`vidrouter serve`: API, workers and content host in one process, on the embedded default;
-or one role of a multi-machine deployment (`--role api|worker`, see docs/deployment.md)."""
+"""`vidrouter serve`: API, workers and content host in one process, on the embedded default
+(the workers on a thread and loop of their own, cli/engine_thread.py); or one role of a
+multi-machine deployment (`--role api|worker`, see docs/deployment.md)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from uvicorn.config import LOGGING_CONFIG
 
 from vidrouter.api.worker_health import worker_health_app
 from vidrouter.cli.common import configure_logging, settings_from
-from vidrouter.cli.server_limits import server_options
+from vidrouter.cli.engine_thread import EngineThread
 from vidrouter.composition import Composition, create_app
 from vidrouter.observability.loop_lag import watch_loop_lag
+from vidrouter.server.limits import server_options
 from vidrouter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -72,8 +74,14 @@ async def _serve(settings: Settings) -> None:
     await service.open()
     if settings.role != "worker":
         await _welcome(service)
-    if settings.role != "api":
+    engine = None
+    if settings.role == "worker":
         service.start_workers()
+    elif settings.role == "all":
+        # Creates and polls never wait behind the engine's work (cli/engine_thread.py).
+        engine = EngineThread(settings, service.observer, _loop_factory())
+        await engine.start()
+        service.engine = engine
     app = (
         worker_health_app(service.readiness)
         if settings.role == "worker"
@@ -100,6 +108,8 @@ async def _serve(settings: Settings) -> None:
         lag.cancel()
         # SIGTERM / Ctrl-C: the server has stopped taking requests; the workers now finish
         # or hand back what they hold, so another process can go on with it at once.
+        if engine is not None:
+            await engine.stop(SHUTDOWN_GRACE_SECONDS)
         await service.close(grace=SHUTDOWN_GRACE_SECONDS)
 
 

@@ -10,22 +10,29 @@ from typing import Literal, Unpack
 from urllib.parse import quote
 
 import httpx
-from pydantic import ValidationError
 
 from vidrouter import __version__
-from vidrouter.client._plan import Emit, Load, Notify, OnProgress, Plan, Save, Send, Sleep
+from vidrouter.client._plan import (
+    Emit,
+    Load,
+    Notify,
+    NotVideo,
+    OnProgress,
+    Plan,
+    Save,
+    Send,
+    Sleep,
+)
+from vidrouter.client._responses import api_error, parse, unexpected
 from vidrouter.client.errors import (
     APIConnectionError,
-    APIError,
+    APITimeoutError,
     ClientError,
     GenerationFailedError,
     WaitTimeoutError,
-    error_class,
 )
 from vidrouter.client.retry import RETRY_STATUSES, RetryPolicy, request_was_sent, retry_after
 from vidrouter.client.types import (
-    CreateControls,
-    ErrorObject,
     Generation,
     GenerationPage,
     Model,
@@ -33,32 +40,40 @@ from vidrouter.client.types import (
     Usage,
     UsageGroupBy,
 )
+from vidrouter.domain.create_fields import CreateControls, Delivery, Inputs, Shape
 
 Params = Mapping[str, str | int | float | None]
 # "any": also when the request may have reached the server (reads, and creates that carry an
 # Idempotency-Key); "unsent": only when it surely did not (cancel).
 RetryWhen = Literal["any", "unsent"]
+# A multipart body: its text fields, and its files as (name, bytes, media type) by field.
+Form = tuple[Mapping[str, str], Mapping[str, tuple[str, bytes, str]]]
 
 
-class CreateOptions(CreateControls, total=False):
-    """The optional fields of a create: the keywords of `create` and `generate` (the
-    controls among them)."""
+class CreateOptions(Shape, Inputs, Delivery, CreateControls, total=False):
+    """The optional fields of a create: the keywords of `create` and `generate`, every
+    optional field the server declares (`vidrouter.domain.create_fields`), and these."""
 
-    duration: float | None
-    aspect_ratio: str | None
-    image: str | Path | None  # a URL, or a local PNG/JPEG sent as a data: URI
-    webhook_url: str | None
-    metadata: Mapping[str, str] | None
+    image: str | Path | None  # a URL, or a local PNG/JPEG sent as image_url (a data: URI)
     idempotency_key: str | None
 
 
 class Core:
     def __init__(
-        self, *, base_url: str, api_key: str, retry: RetryPolicy, poll_interval: float
+        self,
+        *,
+        base_url: str,
+        api_key: str,
+        retry: RetryPolicy,
+        poll_interval: float,
+        timeout: float,
+        download_timeout: float,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = retry
         self.poll_interval = poll_interval
+        self.timeout = timeout  # one request and its whole answer
+        self.download_timeout = download_timeout  # one video download, whole
         self._headers = {
             "Authorization": f"Bearer {api_key}",
             "Accept": "application/json",
@@ -73,14 +88,19 @@ class Core:
         json: object = None,
         params: Params | None = None,
         headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        form: Form | None = None,
     ) -> httpx.Request:
+        """`form`: a multipart body, its text fields and its file parts."""
         query = {k: v for k, v in (params or {}).items() if v is not None}
-        return httpx.Request(
+        return _request(
             method,
             self.base_url + path,
             params=query or None,
             json=json,
+            content=content,
             headers={**self._headers, **(headers or {})},
+            form=form,
         )
 
     def call(self, request: httpx.Request, *, when: RetryWhen = "any") -> Plan[httpx.Response]:
@@ -88,14 +108,14 @@ class Core:
         attempt = 0
         while True:
             try:
-                response = yield Send(request)
+                response = yield Send(request, self.timeout)
                 assert isinstance(response, httpx.Response)
-            except httpx.TransportError as exc:
-                retryable = when == "any" or not request_was_sent(exc)
+            except httpx.RequestError as exc:
+                retryable = isinstance(exc, httpx.TransportError) and (
+                    when == "any" or not request_was_sent(exc)
+                )
                 if not retryable or attempt >= self.retry.max_retries:
-                    raise APIConnectionError(
-                        f"{request.method} {request.url}: {exc or type(exc).__name__}"
-                    ) from exc
+                    raise _connection_error(f"{request.method} {request.url}", exc) from exc
                 delay = self.retry.delay(attempt, None)
             else:
                 if response.is_success:
@@ -113,24 +133,24 @@ class Core:
 
     def models(self) -> Plan[list[Model]]:
         response = yield from self.call(self.request("GET", "/v1/models"))
-        return ModelList.model_validate_json(response.content).data
+        return parse(ModelList, response).data
 
     def model(self, model_id: str) -> Plan[Model]:
         response = yield from self.call(self.request("GET", f"/v1/models/{_segment(model_id)}"))
-        return Model.model_validate_json(response.content)
+        return parse(Model, response)
 
     def create(self, model: str, prompt: str, **options: Unpack[CreateOptions]) -> Plan[Generation]:
         """Start a generation. `image` is a URL, or a local PNG/JPEG sent as a data: URI."""
         unknown = sorted(options.keys() - CreateOptions.__annotations__.keys())
         if unknown:
             raise TypeError(f"create() got unexpected keyword arguments: {', '.join(unknown)}")
-        # The other options are the API's fields of the same name.
+        # The other options are the API's fields of the same name (objects sent as JSON's).
         fields: dict[str, object] = {
-            k: v for k, v in options.items() if k not in ("image", "idempotency_key")
+            k: _json_value(v) for k, v in options.items() if k not in ("image", "idempotency_key")
         }
-        metadata, image = options.get("metadata"), options.get("image")
-        image_url = None if image is None else (yield Load(image))
-        fields.update(image_url=image_url, metadata=None if metadata is None else dict(metadata))
+        image = options.get("image")
+        if image is not None:
+            fields["image_url"] = yield Load(image)
         body: dict[str, object] = {"model": model, "prompt": prompt}
         body.update({k: v for k, v in fields.items() if v is not None})
         # One key for every try of this call: a repeat returns the first try's generation.
@@ -161,7 +181,7 @@ class Core:
     ) -> Plan[GenerationPage]:
         params = {"after": after, "limit": limit, "status": status, "model": model}
         response = yield from self.call(self.request("GET", "/v1/generations", params=params))
-        return GenerationPage.model_validate_json(response.content)
+        return parse(GenerationPage, response)
 
     def list(
         self, *, status: str | None = None, model: str | None = None, page_size: int = 100
@@ -174,6 +194,8 @@ class Core:
                 yield Emit(generation)
             if not page.has_more or not page.data:
                 return
+            if page.data[-1].id == after:  # the same page again: it would never end
+                raise ClientError(f"the server's page after {after} does not move on")
             after = page.data[-1].id
 
     def usage(
@@ -185,7 +207,7 @@ class Core:
     ) -> Plan[Usage]:
         params = {"from": from_, "to": to, "group_by": group_by}
         response = yield from self.call(self.request("GET", "/v1/usage", params=params))
-        return Usage.model_validate_json(response.content)
+        return parse(Usage, response)
 
     def wait(
         self,
@@ -228,6 +250,11 @@ class Core:
         while True:
             if generation is None:
                 generation = yield from self.get(generation_id)
+                if generation.id != generation_id:
+                    raise ClientError(
+                        f"asked for generation {generation_id}, the server answered "
+                        f"with {generation.id}"
+                    )
             if (generation.status, generation.progress) != seen:
                 seen = (generation.status, generation.progress)
                 yield Notify(generation, on_progress)
@@ -254,46 +281,73 @@ class Core:
             )
         # The video URL is a signed capability on the content host: no API key goes with it,
         # so the key never reaches another host.
-        request = httpx.Request("GET", generation.video_url)
+        request = _request("GET", generation.video_url)
         attempt = 0
         while True:
             try:
-                response = yield Save(request, path)
-                assert isinstance(response, httpx.Response)
-            except httpx.TransportError as exc:
-                if attempt >= self.retry.max_retries:
-                    raise APIConnectionError(f"download of {generation.id}: {exc}") from exc
+                saved = yield Save(request, path, self.download_timeout)
+            except httpx.RequestError as exc:
+                if not isinstance(exc, httpx.TransportError) or attempt >= self.retry.max_retries:
+                    raise _connection_error(f"download of {generation.id}", exc) from exc
                 attempt += 1
                 yield Sleep(self.retry.delay(attempt, None))
                 continue
-            if not response.is_success:
-                raise api_error(response)
+            if isinstance(saved, NotVideo):
+                raise unexpected(saved.response, "is not an MP4 video; nothing was saved")
+            assert isinstance(saved, httpx.Response)
+            if not saved.is_success:
+                raise api_error(saved)
             return path
 
 
-def api_error(response: httpx.Response) -> APIError:
-    """The typed error of a non-2xx response, carrying the API's error object."""
+def _request(
+    method: str,
+    url: str,
+    *,
+    params: Params | None = None,
+    json: object = None,
+    headers: Mapping[str, str] | None = None,
+    content: bytes | None = None,
+    form: Form | None = None,
+) -> httpx.Request:
+    """The request, or ClientError for an address httpx cannot send to (a bad --base-url, or
+    a video URL of a server that is not vidrouter)."""
+    fields, files = form if form is not None else (None, None)
     try:
-        error = ErrorObject.model_validate(response.json()["error"])
-    except (ValueError, KeyError, TypeError, ValidationError):
-        # Not the API's shape (a proxy's page, say): keep what is there.
-        error = ErrorObject(
-            type="api_error",
-            code=f"http_{response.status_code}",
-            message=response.text[:500] or response.reason_phrase,
+        return httpx.Request(
+            method,
+            url,
+            params=params,
+            json=json,
+            content=content,
+            headers=headers,
+            data=fields,
+            files=files,
         )
-    return error_class(response.status_code)(
-        response.status_code,
-        error,
-        request_id=response.headers.get("x-request-id"),
-        retry_after=retry_after(response),
-    )
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
+        raise ClientError(f"cannot send {method} to {url!r}: {exc}") from exc
+
+
+def _connection_error(what: str, exc: httpx.RequestError) -> APIConnectionError:
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError(f"{what}: timed out ({exc or type(exc).__name__})")
+    return APIConnectionError(f"{what}: {exc or type(exc).__name__}")
 
 
 def _generation(response: httpx.Response) -> Generation:
-    return Generation.model_validate_json(response.content)
+    return parse(Generation, response)
 
 
 def _segment(value: str) -> str:
-    """A path segment, escaped: an id can never reach another path."""
-    return quote(value, safe="")
+    """A path segment, escaped: an id can never reach another path (dots too: a segment of
+    `..` would be resolved away by URL normalisation)."""
+    return quote(value, safe="").replace(".", "%2E")
+
+
+def _json_value(value: object) -> object:
+    """An option as JSON takes it: mappings (and lists of them, as `references`) as dicts."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, list | tuple):
+        return [dict(v) if isinstance(v, Mapping) else v for v in value]
+    return value

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar,
 
 import httpx
 
+from vidrouter.client import _batches, _video_ops
 from vidrouter.client._core import Core
 from vidrouter.client._plan import Plan, T
 from vidrouter.client.retry import RetryPolicy
@@ -58,12 +59,20 @@ class Shell(Generic[H]):
         max_retries: int = 3,
         poll_interval: float = 1.0,
         http_client: H | None = None,
+        download_timeout: float = 600.0,
     ) -> None:
+        """`timeout`: seconds one request may take whole (connecting, sending, the answer and
+        all of its body), not per read; `download_timeout` the same for a video download."""
+        for name, value in (("timeout", timeout), ("download_timeout", download_timeout)):
+            if not 0 < value < float("inf"):
+                raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
         self._core = Core(
             base_url=base_url,
             api_key=api_key,
             retry=RetryPolicy(max_retries=max_retries),
             poll_interval=poll_interval,
+            timeout=timeout,
+            download_timeout=download_timeout,
         )
         self._http: H = http_client or self._open(timeout)
 
@@ -77,6 +86,19 @@ class Shell(Generic[H]):
     page = operation(Core.page)
     usage = operation(Core.usage)
     download = operation(Core.download)
+    create_batch = operation(_batches.create_batch)
+    create_batch_file = operation(_batches.create_batch_file)
+    batch = operation(_batches.batch)
+    batches = operation(_batches.batches)
+    batch_results = operation(_batches.batch_results)
+    cancel_batch = operation(_batches.cancel_batch)
+    wait_batch = operation(_batches.wait_batch)
+    remix = operation(_video_ops.remix)
+    edit = operation(_video_ops.edit)
+    extend = operation(_video_ops.extend)
+    create_character = operation(_video_ops.create_character)
+    character = operation(_video_ops.character)
+    delete_character = operation(_video_ops.delete_character)
 
     def _open(self, timeout: float) -> H:
         """The HTTP client to use when the caller gave none."""

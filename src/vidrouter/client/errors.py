@@ -2,6 +2,9 @@
 
 ClientError (a VidrouterError)
 ├── APIConnectionError       the server could not be reached (after the retries)
+│   └── APITimeoutError          a call took longer than the client's `timeout`, whole
+├── UnexpectedResponseError  a response that is not what the API sends (a proxy's HTML page,
+│                            another shape, an unknown status); `.response`
 ├── APIError                 a non-2xx answer; `.error` is the API's error object
 │   ├── BadRequestError          400, 413
 │   ├── AuthenticationError      401
@@ -12,12 +15,15 @@ ClientError (a VidrouterError)
 │   └── ServerError              5xx (ServiceUnavailableError: 503, `.retry_after`)
 ├── GenerationFailedError    `generate()` ended `failed` or `canceled`; `.generation`
 ├── WaitTimeoutError         `wait()` gave up before a terminal status
+├── BatchWaitTimeoutError    `wait_batch()` gave up before the batch ended; `.batch`
 └── WebhookVerificationError the signature, timestamp or body of a webhook is not valid
 """
 
 from __future__ import annotations
 
-from vidrouter.client.types import ErrorObject, Generation
+import httpx
+
+from vidrouter.client.types import Batch, ErrorObject, Generation
 from vidrouter.domain.errors import VidrouterError
 
 
@@ -29,6 +35,21 @@ class APIConnectionError(ClientError):
     pass
 
 
+class APITimeoutError(APIConnectionError, TimeoutError):
+    """The call (connecting, sending, the answer's headers and its whole body) took longer
+    than the client's `timeout`; a server that drips its answer cannot hold a call longer."""
+
+
+class UnexpectedResponseError(ClientError):
+    """The server answered, but not as the API answers: `.response` is what came back."""
+
+    def __init__(self, message: str, response: httpx.Response) -> None:
+        super().__init__(message)
+        self.response = response
+        self.status_code = response.status_code
+        self.request_id = response.headers.get("x-request-id")
+
+
 class APIError(ClientError):
     def __init__(
         self,
@@ -37,8 +58,10 @@ class APIError(ClientError):
         *,
         request_id: str | None = None,
         retry_after: float | None = None,
+        response: httpx.Response | None = None,
     ) -> None:
         super().__init__(f"{status_code} {error.code}: {error.message}")
+        self.response = response
         self.status_code = status_code
         self.error = error
         self.request_id = request_id
@@ -115,6 +138,12 @@ class WaitTimeoutError(ClientError, TimeoutError):
     def __init__(self, generation: Generation, timeout: float) -> None:
         super().__init__(f"generation {generation.id} still {generation.status} after {timeout}s")
         self.generation = generation
+
+
+class BatchWaitTimeoutError(ClientError, TimeoutError):
+    def __init__(self, batch: Batch, timeout: float) -> None:
+        super().__init__(f"batch {batch.id} still {batch.status} after {timeout}s")
+        self.batch = batch
 
 
 class WebhookVerificationError(ClientError):

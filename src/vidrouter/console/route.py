@@ -33,12 +33,13 @@ _FILES = _load()
 
 
 def policy(public_url: str) -> str:
-    """`default-src 'self'`, nothing inline, and videos also from the content host (the
-    public URL, which a proxy may put on another origin than the page)."""
+    """`default-src 'self'`, nothing inline, and videos and their posters also from the
+    content host (the public URL, which a proxy may put on another origin than the page)."""
     public = urlsplit(public_url)
     content_origin = f"{public.scheme}://{public.netloc}"
     return (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "default-src 'self'; script-src 'self'; style-src 'self'; "
+        f"img-src 'self' data: {content_origin}; "
         f"media-src 'self' {content_origin}; connect-src 'self'; object-src 'none'; "
         "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )

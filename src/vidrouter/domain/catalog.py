@@ -17,7 +17,6 @@ from typing import Any
 
 from vidrouter.domain.controls import (
     OPTIONAL_CONTROLS,
-    Controls,
     Limits,
     PriceVariant,
     narrow,
@@ -27,70 +26,14 @@ from vidrouter.domain.controls import (
     parse_supports,
     parse_variants,
 )
-from vidrouter.domain.generation import JsonScalar
+from vidrouter.domain.route import InputCaps, offered_inputs, parse_input_caps
+from vidrouter.domain.route import Route as Route
 
 CURRENCY = "USD"
 
 
 class CatalogError(ValueError):
     """The catalog file is malformed."""
-
-
-@dataclass(frozen=True)
-class Route:
-    provider: str  # the adapter that serves it ("local", "runway", "fal", ...)
-    provider_model: str  # the host's name for the model
-    price_per_second: float
-    max_duration: float | None = None
-    durations: tuple[float, ...] | None = None
-    aspect_ratios: tuple[str, ...] | None = None
-    priority: int = 0  # lower first; ties are broken by price
-    options: Mapping[str, JsonScalar] = field(default_factory=dict)
-    name: str | None = None  # tells apart two routes of one provider with one model name
-    # What it makes and honours (domain/controls.py); None until the model's are inherited.
-    resolutions: tuple[str, ...] | None = None  # the default first
-    audio: bool | None = None  # whether its default output has sound
-    supports: frozenset[str] | None = None
-    variants: tuple[PriceVariant, ...] = ()
-    durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
-    limits: Limits = field(default_factory=Limits)
-
-    @property
-    def key(self) -> str:
-        return f"{self.provider}:{self.name or self.provider_model}"
-
-    def price_for(self, resolution: str | None, audio: bool | None) -> float:
-        """USD per second of the configuration (the default one's where none matches)."""
-        for variant in self.variants:
-            if variant.resolution == resolution and variant.audio == audio:
-                return variant.per_second
-        return self.price_per_second
-
-    def honours(self, controls: Controls, duration: float | None = None) -> bool:
-        """Whether this route can make what `controls` ask (and at this duration)."""
-        supports = self.supports or frozenset()
-        if controls.resolution is not None and controls.resolution not in (self.resolutions or ()):
-            return False
-        if (
-            controls.generate_audio is not None
-            and controls.generate_audio != self.audio
-            and "generate_audio" not in supports
-        ):
-            return False
-        for name in OPTIONAL_CONTROLS:
-            asked = name != "generate_audio" and getattr(controls, name) is not None
-            if asked and name not in supports:
-                return False
-        allowed = self.durations_by_resolution.get(controls.resolution or "")
-        if duration is not None and allowed is not None and duration not in allowed:
-            return False
-        return self.limits.refusal(controls, bool(self.audio)) is None
-
-    @property
-    def max_concurrent(self) -> int | None:
-        """Jobs the provider account runs at once on this route (None: no cap of ours)."""
-        value = self.options.get("max_concurrent")
-        return int(value) if isinstance(value, int | float) and value > 0 else None
 
 
 @dataclass(frozen=True)
@@ -115,6 +58,7 @@ class ModelSpec:
     supports: frozenset[str] = frozenset()
     durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    inputs: InputCaps = field(default_factory=InputCaps)  # `capabilities` is its `types`
 
 
 @dataclass(frozen=True)
@@ -132,10 +76,16 @@ class ListedModel:
     supports: tuple[str, ...] = ()  # the optional controls every usable route honours
     durations_by_resolution: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)  # what every usable route takes
+    inputs: InputCaps = field(default_factory=InputCaps)  # what some usable route takes
 
     @property
     def id(self) -> str:
         return self.spec.id
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """The types its usable routes make (`domain/inputs.py`)."""
+        return self.inputs.types or ()
 
     @property
     def audio(self) -> bool:
@@ -236,6 +186,7 @@ def offer(model: ModelSpec, usable: RouteFilter) -> ListedModel | None:
         supports,
         by_resolution,
         narrow((r.limits for r in routes), resolutions, supports),
+        offered_inputs(r.inputs for r in routes),
     )
 
 
@@ -286,8 +237,10 @@ def _settled(model: ModelSpec) -> ModelSpec:
         supports = route.supports if route.supports is not None else model.supports
         by_resolution = route.durations_by_resolution or model.durations_by_resolution
         audios = sorted({audio, not audio} if "generate_audio" in supports else {audio})
-        # Without variants, one price for every configuration it makes.
-        variants = route.variants or tuple(
+        # Without variants, one price for every configuration it makes; variants of one
+        # type (an extension priced apart) come on top of those.
+        typed = tuple(v for v in route.variants if v.type is not None)
+        variants = tuple(v for v in route.variants if v.type is None) or tuple(
             PriceVariant(r, a, route.price_per_second) for r in resolutions for a in audios
         )
         priced = {(v.resolution, v.audio) for v in variants}
@@ -301,6 +254,7 @@ def _settled(model: ModelSpec) -> ModelSpec:
             default = (resolutions[0], audio)
             variants = tuple(sorted(variants, key=lambda v: (v.resolution, v.audio) != default))
             route = replace(route, price_per_second=variants[0].per_second)
+        variants += typed
         routes.append(
             replace(
                 route,
@@ -310,6 +264,7 @@ def _settled(model: ModelSpec) -> ModelSpec:
                 variants=variants,
                 durations_by_resolution=by_resolution,
                 limits=route.limits.over(model.limits),
+                inputs=route.inputs.over(model.inputs),
             )
         )
     return replace(model, routes=tuple(routes))
@@ -345,13 +300,14 @@ def _model(entry: Mapping[str, Any]) -> ModelSpec:
     durations = entry.get("durations")
     retired = entry.get("retired_on")
     model_type = str(entry.get("type", "text-to-video"))
+    inputs = parse_input_caps({"capabilities": [model_type], **entry})
     return ModelSpec(
         id=str(entry["id"]),
         name=str(entry["name"]),
         description=str(entry.get("description", "")),
         provider=str(entry["provider"]),
         type=model_type,
-        capabilities=tuple(str(c) for c in entry.get("capabilities", [model_type])),
+        capabilities=inputs.types or (),
         max_duration=float(entry["max_duration"]),
         default_duration=float(entry.get("default_duration", entry["max_duration"])),
         aspect_ratios=tuple(str(a) for a in entry["aspect_ratios"]),
@@ -367,6 +323,7 @@ def _model(entry: Mapping[str, Any]) -> ModelSpec:
         supports=parse_supports(entry.get("supports")) or frozenset(),
         durations_by_resolution=parse_by_resolution(entry.get("durations_by_resolution")),
         limits=parse_limits(entry),
+        inputs=inputs,
     )
 
 
@@ -396,4 +353,5 @@ def _route(entry: Mapping[str, Any]) -> Route:
         variants=variants,
         durations_by_resolution=parse_by_resolution(entry.get("durations_by_resolution")),
         limits=parse_limits(entry),
+        inputs=parse_input_caps(entry),
     )

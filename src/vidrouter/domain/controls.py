@@ -1,4 +1,4 @@
-"""The optional controls of a generation (issue 13): what a user may ask beyond the seed's
+"""The optional controls of a generation: what a user may ask beyond the seed's
 fields, what a route declares it honours, and the price of each configuration.
 
 A route declares, in its catalog entry:
@@ -17,18 +17,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from vidrouter.domain.create_fields import CONTROLS
+
 # Our vocabulary of output resolutions, smallest first (the order lists are shown in).
 RESOLUTIONS = ("480p", "540p", "720p", "768p", "1080p", "4k")
-# The controls a model may or may not honour: the names `supports` lists. `resolution` is
-# not here: every model has one, and `resolutions` says which it takes.
-OPTIONAL_CONTROLS = (
-    "negative_prompt",
-    "seed",
-    "generate_audio",
-    "end_image_url",
-    "enhance_prompt",
-)
-CONTROL_FIELDS = ("resolution", *OPTIONAL_CONTROLS)
+# The controls, as the create request declares them (domain/create_fields.py), and those a
+# model may or may not honour: the names `supports` lists. `resolution` is not among those:
+# every model has one, and `resolutions` says which it takes.
+CONTROL_FIELDS = tuple(f.name for f in CONTROLS)
+OPTIONAL_CONTROLS = tuple(f.name for f in CONTROLS if f.rule.supports)
 MAX_SEED = 4_294_967_295  # an unsigned 32-bit integer: the widest range every provider takes
 
 
@@ -56,14 +53,23 @@ class Controls:
 
 @dataclass(frozen=True)
 class PriceVariant:
-    """The price of one configuration a route makes."""
+    """The price of one configuration a route makes; with a `type`, of that generation type
+    only (domain/inputs.py: an extension priced apart, say), else of every type."""
 
     resolution: str
     audio: bool
     per_second: float
+    type: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"resolution": self.resolution, "audio": self.audio, "per_second": self.per_second}
+        out: dict[str, Any] = {
+            "resolution": self.resolution,
+            "audio": self.audio,
+            "per_second": self.per_second,
+        }
+        if self.type is not None:
+            out["type"] = self.type
+        return out
 
 
 # The catalog's declarations, from TOML values.
@@ -101,7 +107,12 @@ def parse_variants(value: object) -> tuple[PriceVariant, ...]:
     if value is None:
         return ()
     return tuple(
-        PriceVariant(str(v["resolution"]), bool(v["audio"]), float(v["per_second"]))
+        PriceVariant(
+            str(v["resolution"]),
+            bool(v["audio"]),
+            float(v["per_second"]),
+            str(v["type"]) if v.get("type") is not None else None,
+        )
         for v in value  # type: ignore[attr-defined]
     )
 

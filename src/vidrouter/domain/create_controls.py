@@ -1,5 +1,6 @@
-"""The optional controls of a create (issue 13, domain/controls.py), checked against what the
-model offers: its `resolutions`, its default `audio` and the controls it `supports`.
+"""The optional controls of a create (declared in domain/create_fields.py, each read and
+checked by its kind), checked against what the model offers: its `resolutions`, its default
+`audio` and the controls it `supports`.
 
 Each control is optional. A wrong type is `parameter_invalid_type`; a control the model
 cannot honour is refused naming it as `param` before any provider is called:
@@ -27,10 +28,17 @@ from collections.abc import Mapping
 
 from vidrouter.domain import request_fields as fields
 from vidrouter.domain.catalog import ListedModel
-from vidrouter.domain.controls import CONTROL_FIELDS, MAX_SEED, Controls
+from vidrouter.domain.controls import MAX_SEED, Controls
+from vidrouter.domain.create_fields import CONTROLS, CreateField, Kind
 from vidrouter.domain.errors import InvalidRequest
 
-__all__ = ["CONTROL_FIELDS", "parse_controls"]
+__all__ = ["parse_controls"]
+
+# Read in this order, so that of several wrong types the first is named: the controls with
+# a model default (resolution, sound) first, then the others as declared.
+_READING = sorted(CONTROLS, key=lambda f: f.kind not in (Kind.RESOLUTION, Kind.SOUND))
+# The controls without a model default: asked for, or absent.
+_ASKED = tuple(f for f in _READING if f.kind not in (Kind.RESOLUTION, Kind.SOUND))
 
 
 def parse_controls(
@@ -38,53 +46,24 @@ def parse_controls(
     model: ListedModel,
     *,
     duration: float,
-    image_url: str | None,
+    given: Mapping[str, object],
     max_text_chars: int,
 ) -> Controls:
-    resolution = fields.string(body, "resolution", required=False)
-    audio = fields.boolean(body, "generate_audio")
-    negative = fields.string(body, "negative_prompt", required=False)
-    seed = _seed(body, model.limits.max_seed or MAX_SEED)
-    end_image = fields.string(body, "end_image_url", required=False)
-    enhance = fields.boolean(body, "enhance_prompt")
-    asked = {
-        "negative_prompt": negative,
-        "seed": seed,
-        "end_image_url": end_image,
-        "enhance_prompt": enhance,
-    }
-    for name, value in asked.items():
-        if value is not None and name not in model.supports:
-            raise _unsupported(model, name)
-    if audio is not None and audio != model.audio and "generate_audio" not in model.supports:
-        sound = "with sound" if model.audio else "without sound"
-        raise InvalidRequest(
-            f"model {model.id} makes videos {sound} only: generate_audio must be "
-            f"{str(model.audio).lower()} or absent",
-            code="control_unsupported",
-            param="generate_audio",
-        )
-    resolution = _resolution(resolution, model, duration)
-    if negative is not None:
-        most = model.limits.max_negative_prompt_chars or max_text_chars
-        fields.prose(negative, "negative_prompt", min(most, max_text_chars))
-    if end_image is not None:
-        if image_url is None:
-            raise InvalidRequest(
-                "end_image_url is the last frame of a video that starts at image_url: give "
-                "image_url too",
-                code="image_required",
-                param="end_image_url",
-            )
-        fields.image_url(end_image, "end_image_url")
-    controls = Controls(
-        resolution=resolution,
-        generate_audio=model.audio if audio is None else audio,
-        negative_prompt=negative,
-        seed=seed,
-        end_image_url=end_image,
-        enhance_prompt=enhance,
-    )
+    """`given`: the request's other fields, parsed (what a control `needs` is looked up in)."""
+    read = {f.name: _read(body, f, model) for f in _READING}
+    for f in _ASKED:
+        if read[f.name] is not None and f.name not in model.supports:
+            raise _unsupported(model, f.name)
+    values: dict[str, object] = {}
+    for f in _READING:
+        value = read[f.name]
+        if f.kind is Kind.SOUND:
+            values[f.name] = _sound(f.name, value, model)
+        elif f.kind is Kind.RESOLUTION:
+            values[f.name] = _resolution(value, model, duration)
+        else:
+            values[f.name] = _checked(f, value, model, given, max_text_chars)
+    controls = Controls(**values)  # type: ignore[arg-type]
     refused = model.limits.refusal(controls, model.audio)
     if refused is not None:
         param, code, why = refused
@@ -92,27 +71,75 @@ def parse_controls(
     return controls
 
 
-def _seed(body: Mapping[str, object], most: int) -> int | None:
-    value = body.get("seed")
+def _read(body: Mapping[str, object], f: CreateField, model: ListedModel) -> object:
+    """The control's value as given, of its type (None: absent)."""
+    if f.json_type == "boolean":
+        return fields.boolean(body, f.name)
+    if f.kind is Kind.SEED:
+        return _seed(body, f.name, model.limits.max_seed or MAX_SEED)
+    return fields.string(body, f.name, required=False)
+
+
+def _checked(
+    f: CreateField,
+    value: object,
+    model: ListedModel,
+    given: Mapping[str, object],
+    max_text_chars: int,
+) -> object:
+    """An asked control's value once its kind's rules have passed."""
+    if value is None:
+        return None
+    if f.kind is Kind.PROSE:
+        assert isinstance(value, str)
+        most = model.limits.max_negative_prompt_chars or max_text_chars
+        return fields.prose(value, f.name, min(most, max_text_chars))
+    if f.kind is Kind.IMAGE:
+        assert isinstance(value, str)
+        if f.rule.needs is not None and given.get(f.rule.needs) is None:
+            raise InvalidRequest(
+                f"{f.name} is {f.rule.needs_why}: give {f.rule.needs} too",
+                code="image_required",
+                param=f.name,
+            )
+        return fields.image_url(value, f.name)
+    return value
+
+
+def _sound(name: str, value: object, model: ListedModel) -> bool:
+    if value is not None and value != model.audio and name not in model.supports:
+        sound = "with sound" if model.audio else "without sound"
+        raise InvalidRequest(
+            f"model {model.id} makes videos {sound} only: {name} must be "
+            f"{str(model.audio).lower()} or absent",
+            code="control_unsupported",
+            param=name,
+        )
+    return model.audio if value is None else bool(value)
+
+
+def _seed(body: Mapping[str, object], name: str, most: int) -> int | None:
+    value = body.get(name)
     if value is None:
         return None
     # A JSON 7.0 is an integer to most clients; a bool is not a number to anyone.
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise fields.invalid_type("seed", "an integer", value)
+        raise fields.invalid_type(name, "an integer", value)
     if not 0 <= value <= most:
         raise InvalidRequest(
-            f"seed must be an integer from 0 to {most}",
-            code="seed_invalid",
-            param="seed",
+            f"{name} must be an integer from 0 to {most}",
+            code=f"{name}_invalid",
+            param=name,
         )
     return value
 
 
-def _resolution(value: str | None, model: ListedModel, duration: float) -> str | None:
+def _resolution(value: object, model: ListedModel, duration: float) -> str | None:
     if value is None:
         return model.resolutions[0] if model.resolutions else None
+    assert isinstance(value, str)
     if value not in model.resolutions:
         offered = (
             f"it offers {', '.join(model.resolutions)}"

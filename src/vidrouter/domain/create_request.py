@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from vidrouter.domain.addresses import forbidden_host_reason
 from vidrouter.domain.catalog import ListedModel, ModelSpec
-from vidrouter.domain.controls import CONTROL_FIELDS, Controls
+from vidrouter.domain.controls import Controls
 from vidrouter.domain.create_controls import parse_controls
+from vidrouter.domain.create_fields import FIELD_NAMES
+from vidrouter.domain.create_inputs import parse_inputs
 from vidrouter.domain.errors import InvalidRequest
+from vidrouter.domain.inputs import (
+    TEXT_TO_VIDEO,
+    VIDEO_EXTEND,
+    Reference,
+    SourceVideo,
+    fetchable,
+)
 from vidrouter.domain.request_fields import (
     MAX_URL_CHARS,
     URL_PATTERN,
@@ -26,7 +35,15 @@ from vidrouter.domain.request_fields import (
 from vidrouter.domain.request_fields import (
     image_url as checked_image_url,
 )
-from vidrouter.domain.routing import RoutingPolicy, parse_routing
+from vidrouter.domain.routing import (
+    ANY_ROUTE,
+    DEFAULT_POLICY,
+    RouteAsk,
+    RoutingPolicy,
+    ask_for,
+    parse_routing,
+    route_candidates,
+)
 
 __all__ = [
     "FIELDS",
@@ -38,17 +55,7 @@ __all__ = [
     "shortest_duration",
 ]
 
-FIELDS = (
-    "model",
-    "prompt",
-    "duration",
-    "aspect_ratio",
-    "image_url",
-    "webhook_url",
-    "metadata",
-    "routing",
-    *CONTROL_FIELDS,
-)
+FIELDS = FIELD_NAMES  # declared in domain/create_fields.py
 MAX_METADATA_PAIRS = 16
 MAX_METADATA_KEY = 40
 MAX_METADATA_VALUE = 500
@@ -69,6 +76,32 @@ class CreateRequest:
     routing: RoutingPolicy | None = None  # None: the default policy
     # The model's defaults filled in (domain/create_controls.py).
     controls: Controls = field(default_factory=Controls)
+    # Its type (domain/inputs.py): as named (`asked_type`) or inferred; its other inputs.
+    type: str = TEXT_TO_VIDEO
+    asked_type: str | None = None
+    references: tuple[Reference, ...] = ()
+    video: SourceVideo | None = None
+    local_media: bool = False  # set at accept (`with_media_reach`)
+    # `"cache"`: True / False as asked, None when not given (the key's setting decides).
+    cache: bool | None = None
+
+    @property
+    def route_ask(self) -> RouteAsk:
+        """What it asks of its model's routes (`domain.routing.route_candidates`)."""
+        return ask_for(self.routing or DEFAULT_POLICY, self)
+
+    def accepted(self, public: bool) -> CreateRequest:
+        """The request once its inputs are kept (its source's route known), knowing whether
+        providers can fetch its media from outside (`public`: our content host is reachable
+        from the internet). A 400 when no route takes it: naming `video` when its source
+        was made where no route of this model can extend it, or the input no route can
+        receive from this server."""
+        hosted = any(not fetchable(r.url) for r in self.references) or (
+            self.video is not None and not fetchable(self.video.url)
+        )
+        request = replace(self, local_media=hosted and not public)
+        _check_served(request, param="video")
+        return request
 
 
 @dataclass(frozen=True)
@@ -94,19 +127,82 @@ def parse_create(
     prompt = _prompt(body, limits)
     duration = _duration(body, model)
     aspect_ratio = _aspect_ratio(body, model)
-    image_url = _image_url(body, model)
+    image_url = _image_url(body)
+    inputs = parse_inputs(body, model, image_url=image_url)
     controls = parse_controls(
         body,
         model,
         duration=duration,
-        image_url=image_url,
+        given={"image_url": image_url},
         max_text_chars=limits.max_prompt_chars,
     )
     webhook_url = _webhook_url(body, limits)
     metadata = _metadata(body)
     routing = parse_routing(body.get("routing"), model, providers, controls)
-    return CreateRequest(
-        model, prompt, duration, aspect_ratio, image_url, webhook_url, metadata, routing, controls
+    request = CreateRequest(
+        model,
+        prompt,
+        duration,
+        aspect_ratio,
+        image_url,
+        webhook_url,
+        metadata,
+        routing,
+        controls,
+        inputs.type,
+        inputs.asked_type,
+        inputs.references,
+        inputs.video,
+        cache=_cache(body),
+    )
+    _check_served(request)
+    return request
+
+
+def _check_served(request: CreateRequest, param: str = "type") -> None:
+    """Some route the policy allows and that honours the controls makes the type from these
+    inputs (the one answer, `route_candidates`), else a 400 naming `param`. A source
+    generation not looked up yet (its route unknown) is checked once it is (`accepted`)."""
+    ask, routes, model = request.route_ask, request.model.routes, request.model.id
+    video = request.video
+    if video is not None and video.generation_id is not None and video.key is None:
+        return
+    if route_candidates(routes, ask, {}) or not route_candidates(
+        routes, replace(ask, type=None), {}
+    ):
+        return
+    if route_candidates(routes, replace(ask, local_media=False), {}):
+        which = "video" if video is not None else "references"
+        raise InvalidRequest(
+            f"no route of model {model} can receive this {which}: its providers fetch media "
+            "by URL, and this server's public URL (VIDROUTER_PUBLIC_URL) is not reachable from "
+            "the internet; give an http(s) URL they can fetch, or set a public URL",
+            code="input_unreachable",
+            param=which,
+        )
+    if param == "video" and route_candidates(routes, replace(ask, source_route=ANY_ROUTE), {}):
+        raise InvalidRequest(
+            f"model {model} extends only videos made by its own route, and generation "
+            f"{video.generation_id if video else ''} was made elsewhere",
+            code="video_unsupported",
+            param="video",
+        )
+    raise InvalidRequest(
+        f"no route of model {model} that takes the rest of this request makes {request.type} "
+        "from these inputs",
+        code="type_unsupported",
+        param="type",
+    )
+
+
+def _cache(body: Mapping[str, object]) -> bool | None:
+    value = body.get("cache")
+    if value is None or isinstance(value, bool):
+        return value
+    raise InvalidRequest(
+        f"cache must be true or false, got {json_type(value)}",
+        code="parameter_invalid_type",
+        param="cache",
     )
 
 
@@ -141,8 +237,20 @@ def _prompt(body: Mapping[str, object], limits: RequestLimits) -> str:
 
 def _duration(body: Mapping[str, object], model: ListedModel) -> float:
     value = body.get("duration")
+    fixed = model.inputs.extend_durations if body.get("type") == VIDEO_EXTEND else None
+    if fixed and value is None:
+        return fixed[0]
     if value is None:
         return model.default_duration
+    if fixed and not isinstance(value, bool) and value not in fixed:
+        allowed = ", ".join(_num(d) for d in fixed)
+        raise InvalidRequest(
+            f"an extension of model {model.id} adds only these seconds: {allowed}",
+            code="duration_unsupported",
+            param="duration",
+        )
+    if fixed and isinstance(value, int | float):
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidRequest(
             f"duration must be a number of seconds, got {json_type(value)}",
@@ -203,24 +311,11 @@ def _aspect_ratio(body: Mapping[str, object], model: ListedModel) -> str:
     return ratio
 
 
-def _image_url(body: Mapping[str, object], model: ListedModel) -> str | None:
+def _image_url(body: Mapping[str, object]) -> str | None:
+    """The start image's URL, checked; whether the model takes one is the type's rule
+    (`create_inputs.py`)."""
     url = string(body, "image_url", required=False)
-    if url is None:
-        if "text-to-video" not in model.spec.capabilities:
-            raise InvalidRequest(
-                f"model {model.id} makes videos from an image only: give image_url",
-                code="image_required",
-                param="image_url",
-            )
-        return None
-    if "image-to-video" not in model.spec.capabilities:
-        raise InvalidRequest(
-            f"model {model.id} does not take an image (capabilities: "
-            f"{', '.join(model.spec.capabilities)})",
-            code="image_not_supported",
-            param="image_url",
-        )
-    return checked_image_url(url, "image_url")
+    return None if url is None else checked_image_url(url, "image_url")
 
 
 def _webhook_url(body: Mapping[str, object], limits: RequestLimits) -> str | None:
@@ -236,6 +331,16 @@ def _webhook_url(body: Mapping[str, object], limits: RequestLimits) -> str | Non
             param="webhook_url",
         )
     return url
+
+
+def parse_webhook_url(value: object, limits: RequestLimits) -> str | None:
+    """A `webhook_url` by the create's rule (a batch's own webhook takes it too)."""
+    return _webhook_url({"webhook_url": value}, limits)
+
+
+def parse_metadata(value: object) -> dict[str, str]:
+    """`metadata` by the create's rule (a batch's own metadata takes it too)."""
+    return _metadata({"metadata": value})
 
 
 def _metadata(body: Mapping[str, object]) -> dict[str, str]:

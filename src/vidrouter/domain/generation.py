@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from vidrouter.domain.controls import Controls
+from vidrouter.domain.inputs import Reference, SourceVideo, inferred_type
 
 JsonScalar = str | int | float | bool | None
 JobData = dict[str, JsonScalar]
@@ -84,7 +85,7 @@ class Generation:
     billed_seconds: float | None = None
     cost_amount: float | None = None
     cost_currency: str | None = None
-    # Requested seconds x the price it would be billed at, from creation (issue 13): what
+    # Requested seconds x the price it would be billed at, from creation: what
     # an unfinished generation counts against a budget until `cost_amount` is known.
     estimated_cost: float | None = None
     tries: int = 0  # consecutive retryable failures of the current step, for backoff
@@ -98,5 +99,25 @@ class Generation:
     # The request's routing policy as JSON (domain/routing.py `RoutingPolicy.to_json`);
     # None: the default policy.
     routing: dict[str, Any] | None = None
-    # What it asked beyond the seed's fields, its model's defaults filled in (issue 13).
+    # What it asked beyond the seed's fields, its model's defaults filled in.
     controls: Controls = field(default_factory=Controls)
+    batch_id: str | None = None  # the batch that made it
+    # What makes two requests the same (domain/cache_key.py); None: its inputs were not
+    # hashed at accept.
+    cache_key: str | None = None
+    cached_from: str | None = None  # a cache hit: the generation whose video it shares
+    # What it is made from (domain/inputs.py); a row from before types has none stored,
+    # and its type follows from its image.
+    asked_type: str | None = None  # None: as inferred (`type`)
+    references: tuple[Reference, ...] = ()
+    video: SourceVideo | None = None
+    # Its media can be fetched only from this server, which the internet cannot reach:
+    # only routes that upload or read files take it (domain/route.py `InputCaps`).
+    local_media: bool = False
+
+    @property
+    def type(self) -> str:
+        """Its type (domain/inputs.py)."""
+        if self.asked_type is not None:
+            return self.asked_type
+        return inferred_type(image=self.image_url is not None, references=bool(self.references))

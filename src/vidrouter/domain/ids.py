@@ -34,3 +34,23 @@ def account_id() -> str:
 
 def key_id() -> str:
     return new_id("key_", 16)
+
+
+def batch_id() -> str:
+    return new_id("batch_")
+
+
+def character_id() -> str:
+    return new_id("char_")
+
+
+def is_character_id(value: str) -> bool:
+    return _CHARACTER_ID.fullmatch(value) is not None
+
+
+def is_batch_id(value: str) -> bool:
+    return _BATCH_ID.fullmatch(value) is not None
+
+
+_BATCH_ID = re.compile(r"batch_[A-Za-z0-9]{1,60}")
+_CHARACTER_ID = re.compile(r"char_[A-Za-z0-9]{1,60}")

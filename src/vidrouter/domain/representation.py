@@ -10,11 +10,14 @@ from typing import Any
 from vidrouter.domain.catalog import CURRENCY, ListedModel, Route
 from vidrouter.domain.client_errors import client_message
 from vidrouter.domain.clock import isoformat
+from vidrouter.domain.create_fields import CONTROLS, Kind
 from vidrouter.domain.generation import Generation
 from vidrouter.domain.routing import DEFAULT_POLICY, RouteStats
 
 
-def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
+def generation_object(
+    g: Generation, video_url: str | None, thumbnail_url: str | None = None
+) -> dict[str, Any]:
     cost = (
         {"amount": round(g.cost_amount, 6), "currency": g.cost_currency or CURRENCY}
         if g.cost_amount is not None
@@ -28,11 +31,18 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "status": g.status.value,
         "duration": _number(g.duration),
         "aspect_ratio": g.aspect_ratio,
+        "type": g.type,
         "image_url": shown_image_url(g.image_url),
+        "references": [
+            {k: shown_image_url(v) if k == "url" else v for k, v in r.shown().items()}
+            for r in g.references
+        ],
+        "video": g.video.shown() if g.video is not None else None,
         **controls_object(g),
         "webhook_url": g.webhook_url,
         "progress": g.progress,
         "video_url": video_url,
+        "thumbnail_url": thumbnail_url,
         "error": shown_error(g),
         "cost": cost,
         "estimated_cost": (
@@ -44,6 +54,8 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
         "route": _host(g.route),
         # The policy it was routed under (the default one when the request gave none).
         "routing": g.routing if g.routing is not None else DEFAULT_POLICY.to_json(),
+        "cached_from": g.cached_from,
+        "batch_id": g.batch_id,
         "attempts": [
             {
                 "route": _host(a.route),
@@ -60,17 +72,13 @@ def generation_object(g: Generation, video_url: str | None) -> dict[str, Any]:
 
 
 def controls_object(g: Generation) -> dict[str, Any]:
-    """The six controls as shown (issue 13): what it asked, its model's defaults filled in
-    (`resolution` and `generate_audio`), null where it asked nothing."""
-    c = g.controls
-    return {
-        "resolution": c.resolution,
-        "generate_audio": c.generate_audio,
-        "negative_prompt": c.negative_prompt,
-        "seed": c.seed,
-        "end_image_url": shown_image_url(c.end_image_url),
-        "enhance_prompt": c.enhance_prompt,
-    }
+    """The controls as shown (domain/create_fields.py): what it asked, its model's defaults
+    filled in (`resolution` and `generate_audio`), null where it asked nothing."""
+    shown = {}
+    for f in CONTROLS:
+        value = getattr(g.controls, f.name)
+        shown[f.name] = shown_image_url(value) if f.kind is Kind.IMAGE else value
+    return shown
 
 
 # A data: image_url can be megabytes; every Generation object (create, GET, list, webhook)
@@ -111,7 +119,7 @@ def model_object(m: ListedModel, *, with_object: bool, status: str = "available"
             "currency": CURRENCY,
             "variants": [v.to_json() for v in m.variants],
         },
-        "capabilities": list(spec.capabilities),
+        "capabilities": list(m.capabilities),
         "default_duration": _number(m.default_duration),
         "status": status,
         "resolutions": list(m.resolutions),
@@ -125,6 +133,8 @@ def model_object(m: ListedModel, *, with_object: bool, status: str = "available"
             r: [_number(d) for d in allowed] for r, allowed in m.durations_by_resolution.items()
         }
     out.update(m.limits.to_json())
+    # What it takes beyond the prompt (domain/route.py `InputCaps`): always an object.
+    out["limits"] = {"references": {}, **m.inputs.to_json()}
     if with_object:
         out["object"] = "model"
     return out

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from vidrouter.domain.catalog import Catalog, ListedModel, Route
 from vidrouter.domain.controls import Controls
 from vidrouter.domain.errors import InvalidRequest
+from vidrouter.domain.generation import Generation
+from vidrouter.domain.inputs import Reference, SourceVideo
 
 SORTS = ("price", "speed", "reliability")
 POLICY_FIELDS = ("sort", "only", "ignore", "max_price_per_second", "allow_fallbacks")
@@ -69,11 +71,11 @@ class RoutingPolicy:
 DEFAULT_POLICY = RoutingPolicy()
 
 
-def price_of(route: Route, controls: Controls | None) -> float:
-    """USD per second on `route` of the configuration `controls` ask for."""
+def price_of(route: Route, controls: Controls | None, kind: str | None = None) -> float:
+    """USD per second on `route` of the configuration `controls` ask for (of type `kind`)."""
     if controls is None:
         return route.price_per_second
-    return route.price_for(controls.resolution, controls.generate_audio)
+    return route.price_for(controls.resolution, controls.generate_audio, kind)
 
 
 # --- live stats -------------------------------------------------------------------------------
@@ -129,37 +131,102 @@ def percentile(ordered: Sequence[float], q: float) -> float | None:
 # --- ordering ---------------------------------------------------------------------------------
 
 
-def order_routes(
-    routes: Sequence[Route],
-    policy: RoutingPolicy,
-    stats: Mapping[str, RouteStats],
-    controls: Controls | None = None,
-    duration: float | None = None,
+@dataclass(frozen=True)
+class RouteAsk:
+    """What one generation asks of its model's routes: its routing policy, its controls
+    (None: any configuration, as the model listing shows it), its duration, its type (None:
+    any) with the kinds of its references, and for an extension the route that made its
+    source (None: not one of ours). Built from a create request (`CreateRequest.route_ask`)
+    or a stored generation (`ask_of`), so that the create's checks and the router ask the
+    same question."""
+
+    policy: RoutingPolicy = DEFAULT_POLICY
+    controls: Controls | None = None
+    duration: float | None = None
+    type: str | None = None
+    references: tuple[str, ...] = ()
+    source_route: str | None = None
+    local_media: bool = False  # its media only this server serves, and not to the internet
+
+    def taken_by(self, route: Route) -> bool:
+        """Whether `route` can make what it asks of its type and inputs."""
+        if self.type is None:
+            return True
+        return route.takes(self.type, self.references, self.source_route, self.local_media)
+
+
+LISTING = RouteAsk()  # GET /v1/models: the default policy, the default configuration
+# `RouteAsk.source_route` for "whichever route would need to have made it".
+ANY_ROUTE = "*"
+
+
+class Asking(Protocol):
+    """What a create request and a stored generation both have, that routes are asked."""
+
+    @property
+    def controls(self) -> Controls: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def references(self) -> tuple[Reference, ...]: ...
+    @property
+    def video(self) -> SourceVideo | None: ...
+    @property
+    def local_media(self) -> bool: ...
+
+
+def ask_for(policy: RoutingPolicy, asking: Asking) -> RouteAsk:
+    """What a create request or a stored generation asks of its routes under `policy`."""
+    video = asking.video
+    return RouteAsk(
+        policy,
+        asking.controls,
+        asking.duration,
+        asking.type,
+        tuple(r.kind for r in asking.references),
+        video.route if video is not None else None,
+        asking.local_media,
+    )
+
+
+def ask_of(g: Generation) -> RouteAsk:
+    """What a stored generation asks of its routes."""
+    return ask_for(RoutingPolicy.from_json(g.routing), g)
+
+
+def route_candidates(
+    routes: Sequence[Route], ask: RouteAsk, stats: Mapping[str, RouteStats]
 ) -> list[Route]:
-    """The routes the policy allows and that honour `controls` (at `duration`; issue 13),
-    in the order to try them. `routes` come in the
-    operator's order (priority, then price), which is the `price` sort itself. `speed` puts
-    routes by observed p50 first, `reliability` by success rate; routes with no history
-    follow those with some; price (then the operator's order) breaks ties. Breakers are
-    not looked at here: the router skips open routes, and a half-open one first in line
-    gets its probe."""
+    """The one answer to "which routes may serve this, in which order": the routes the
+    policy allows, that honour the controls at the duration and can make the type from the
+    inputs (`RouteAsk.taken_by`), in the order to try them.
+    `routes` come in the operator's order (priority, then price), which is the `price` sort
+    itself. `speed` puts routes by observed p50 first, `reliability` by success rate; routes
+    with no history follow those with some; price (then the operator's order) breaks ties.
+    Breakers are not looked at here: the router skips open routes, and a half-open one
+    first in line gets its probe."""
+    policy, controls, duration = ask.policy, ask.controls, ask.duration
     allowed = [
         (i, r)
         for i, r in enumerate(routes)
-        if policy.allows(r, controls) and (controls is None or r.honours(controls, duration))
+        if policy.allows(r, controls)
+        and (controls is None or r.honours(controls, duration))
+        and ask.taken_by(r)
     ]
     if policy.sort == "speed":
 
         def speed(p: tuple[int, Route]) -> tuple[bool, float, float, int]:
             p50 = stats.get(p[1].key, NO_STATS).p50_seconds
-            return (p50 is None, p50 or 0.0, price_of(p[1], controls), p[0])
+            return (p50 is None, p50 or 0.0, price_of(p[1], controls, ask.type), p[0])
 
         allowed.sort(key=speed)
     elif policy.sort == "reliability":
 
         def reliability(p: tuple[int, Route]) -> tuple[bool, float, float, int]:
             rate = stats.get(p[1].key, NO_STATS).success_rate
-            return (rate is None, -(rate or 0.0), price_of(p[1], controls), p[0])
+            return (rate is None, -(rate or 0.0), price_of(p[1], controls, ask.type), p[0])
 
         allowed.sort(key=reliability)
     return [r for _, r in allowed]

@@ -10,9 +10,8 @@ is submitted again elsewhere only when the provider said it failed, or when it o
 route's limit (`Router.limit_for`): then it is canceled at the provider where the API can,
 and the generation moves to a route it has not tried while its deadline leaves room.
 
-Breakers and route stats judge delivery (engine/circuits.py): an accepted submit is no
-success; a completed job is; a job the provider failed for its own reasons, or one that
-hung, is a failure. The client's own errors (content policy, invalid input) judge nothing.
+Breakers and route stats judge delivery (engine/circuits.py), not acceptance: a job the
+provider failed, or one that hung, is a failure; the user's own errors judge nothing.
 """
 
 from __future__ import annotations
@@ -29,8 +28,9 @@ from vidrouter.domain.generation import Attempt, Generation, Status, Step
 from vidrouter.engine import transitions as t
 from vidrouter.engine.backoff import poll_delay, retry_delay
 from vidrouter.engine.circuits import Circuits
-from vidrouter.engine.inputs import InputImages
-from vidrouter.engine.results import ResultFetcher, inspect_and_normalise
+from vidrouter.engine.inputs import InputImages, stored_result
+from vidrouter.engine.provider_request import provider_request
+from vidrouter.engine.results import ResultFetcher
 from vidrouter.engine.router import Router
 from vidrouter.observability import Observer
 from vidrouter.providers.base import (
@@ -38,7 +38,6 @@ from vidrouter.providers.base import (
     Provider,
     ProviderError,
     ProviderJob,
-    ProviderRequest,
     ProviderStatus,
     ProviderTimeout,
 )
@@ -46,7 +45,7 @@ from vidrouter.providers.registry import Providers
 from vidrouter.storage.base import BlobStorage, StorageUnavailable, is_storage_error
 from vidrouter.storage.signing import UrlSigner
 from vidrouter.store.deliveries import Delivery
-from vidrouter.webhooks.outbox import deliveries_for
+from vidrouter.webhooks.outbox import signed_deliveries
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +59,10 @@ class Outcome:
     generation: Generation
     deliveries: list[Delivery] = field(default_factory=list)
     cleanup: Path | None = None  # a file to remove once the new row is saved
+    # `cleanup` is the provider's own file (a local render), which the process that took
+    # the row over may still fetch: an unsaved step leaves it. Else it is this step's
+    # download, nobody else's, removed whether the row was saved or not.
+    cleanup_shared: bool = False
 
 
 class Advancer:
@@ -149,16 +152,8 @@ class Advancer:
             return Outcome(t.unleased(g, now, now + self._scaled(choice.wait)))
         route = choice.route
         provider = self._providers.get(route.provider)
-        request = ProviderRequest(
-            generation_id=g.id,
-            model=route.provider_model,
-            prompt=g.prompt,
-            duration=g.duration,
-            aspect_ratio=g.aspect_ratio,
-            image_url=images["image_url"],
-            options=route.options,
-            callback_url=self._callback_url(g.id),
-            controls=replace(g.controls, end_image_url=images["end_image_url"]),
+        request = await provider_request(
+            g, route, images, self._inputs, self._callback_url(g.id), self._clock()
         )
         try:
             with self._observer.provider_call(route.key, "submit"):
@@ -248,9 +243,9 @@ class Advancer:
     ) -> Outcome:
         with self._observer.provider_call(route.key, "fetch_result"):
             ref = await provider.fetch_result(job)
-        path, ours = await self._fetcher.to_local_file(ref)
+        path, ours = await self._fetcher.to_local_file(ref, g.id)
         try:
-            info = await inspect_and_normalise(path)
+            info, made = await stored_result(self._inputs, g, route, path)
             key = f"videos/{g.id}.mp4"
             await self._storage.put_file(key, path)
         except BaseException:
@@ -259,7 +254,7 @@ class Advancer:
             raise
         now = self._clock()
         await self._circuits.delivered(route.key, (now - t.job_started(g, now)).total_seconds())
-        billed = status.billed_seconds if status.billed_seconds is not None else info.duration
+        billed = status.billed_seconds if status.billed_seconds is not None else made
         done = t.unleased(
             g,
             now,
@@ -274,7 +269,8 @@ class Advancer:
             video_height=info.height,
             billed_seconds=billed,
             cost_amount=round(
-                billed * route.price_for(g.controls.resolution, g.controls.generate_audio), 6
+                billed * route.price_for(g.controls.resolution, g.controls.generate_audio, g.type),
+                6,
             ),
             cost_currency="USD",
             tries=0,
@@ -283,7 +279,7 @@ class Advancer:
         )
         cleanup = path if (ours or ref.delete_after) else None
         log.info("generation_completed", extra={"generation_id": g.id, "provider": route.provider})
-        return Outcome(done, self._deliveries(done, now), cleanup)
+        return Outcome(done, self._deliveries(done, now), cleanup, cleanup_shared=not ours)
 
     def _route_of(self, g: Generation) -> Route | None:
         spec = self._catalog.get(g.model)
@@ -377,6 +373,11 @@ class Advancer:
         )
         return Outcome(failed, self._deliveries(failed, failed.updated_at))
 
+    async def ended(self, generation_id: str) -> None:
+        """The generation's row is saved ended: the input copies made for it go."""
+        if self._inputs is not None:
+            await self._inputs.drop_copies(generation_id)
+
     def release(self, generation_id: str) -> None:
         """The step's outcome is saved: a route slot its submit reserved is free again."""
         self._router.release(generation_id)
@@ -387,5 +388,4 @@ class Advancer:
         return self._failed(row) if row.status is Status.FAILED else Outcome(row)
 
     def _deliveries(self, g: Generation, now: datetime) -> list[Delivery]:
-        url = self._signer.sign(g.video_key, now) if g.video_key else None
-        return deliveries_for(g, url, now)
+        return signed_deliveries(g, lambda key: self._signer.sign(key, now), now)

@@ -153,6 +153,10 @@ class Circuits:
             self._stats_read_at = time.monotonic()
         return self._stats
 
+    def known_stats(self) -> dict[str, RouteStats]:
+        """The stats last read by `stats` (never reads)."""
+        return self._stats
+
     async def seconds_until_probe(self, routes: list[str]) -> int:
         """How long until one of these open routes may be tried again (for Retry-After)."""
         view = await self.view()

@@ -17,6 +17,7 @@ import av
 import httpx
 
 from vidrouter.providers.base import MalformedResponse, ProviderUnavailable, ResultRef
+from vidrouter.storage.preview_images import ONE_THREAD, stream_duration
 
 MAX_VIDEO_BYTES = 2 * 1024**3
 
@@ -34,15 +35,16 @@ class ResultFetcher:
         self._scratch = scratch
         self._client = client
 
-    async def to_local_file(self, ref: ResultRef) -> tuple[Path, bool]:
+    async def to_local_file(self, ref: ResultRef, generation_id: str) -> tuple[Path, bool]:
         """The result as a file on this machine, and whether it is our own temporary copy."""
         if ref.path is not None:
             return ref.path, False
         if ref.url is None:
             raise MalformedResponse("the provider returned no result location")
         await asyncio.to_thread(self._scratch.mkdir, parents=True, exist_ok=True)
-        # Named after this process, so that a restart can tell a dead process's leftovers.
-        target = self._scratch / f"{os.getpid()}-{uuid.uuid4().hex}.mp4"
+        # Named for its generation: a worker starting after a crash asks the store whether
+        # anyone still needs it (engine/scratch.py).
+        target = self._scratch / f"{generation_id}.{uuid.uuid4().hex[:12]}.mp4"
         try:
             await self._download(ref, target)
         except BaseException:
@@ -77,28 +79,6 @@ class ResultFetcher:
             raise ProviderUnavailable(f"result download failed: {exc}") from exc
 
 
-def sweep_scratch(scratch: Path) -> int:
-    """Remove the downloads a killed process left behind (theirs only: several processes
-    may share one data dir). Returns how many."""
-    removed = 0
-    for path in scratch.glob("*-*.mp4*"):
-        pid = path.name.split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            path.unlink(missing_ok=True)
-            removed += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 async def inspect_and_normalise(path: Path) -> VideoInfo:
     """Check the file is a playable video and make it `faststart`; off the event loop."""
     return await asyncio.to_thread(_inspect_and_normalise, path)
@@ -120,7 +100,7 @@ def probe(path: Path) -> VideoInfo:
     which cost more than the decode itself (0.85 -> 0.47 ms for a small clip).
     """
     try:
-        with av.open(str(path), options=_ONE_THREAD) as container:
+        with av.open(str(path), options=ONE_THREAD) as container:
             if not container.streams.video:
                 raise MalformedResponse("the result has no video stream")
             stream = container.streams.video[0]
@@ -130,25 +110,13 @@ def probe(path: Path) -> VideoInfo:
             else:
                 raise MalformedResponse("the result has no decodable frame")
             return VideoInfo(
-                _duration(container, stream),
+                stream_duration(container, stream),
                 stream.codec_context.width,
                 stream.codec_context.height,
                 stream.codec_context.name,
             )
     except av.error.FFmpegError as exc:
         raise MalformedResponse(f"the result is not a decodable video: {exc}") from exc
-
-
-# Also for the decoders that opening the container runs to fill in the stream parameters.
-_ONE_THREAD = {"threads": "1"}
-
-
-def _duration(container: av.container.InputContainer, stream: av.video.stream.VideoStream) -> float:
-    if stream.duration is not None and stream.time_base is not None:
-        return float(stream.duration * stream.time_base)
-    if container.duration is not None:
-        return container.duration / av.time_base
-    return 0.0
 
 
 def is_faststart(path: Path) -> bool:

@@ -28,11 +28,12 @@ from datetime import datetime, timedelta
 from vidrouter.domain.catalog import Catalog, ListedModel, Route
 from vidrouter.domain.generation import Generation
 from vidrouter.domain.routing import (
-    DEFAULT_POLICY,
+    LISTING,
     NO_STATS,
+    RouteAsk,
     RouteStats,
-    RoutingPolicy,
-    order_routes,
+    ask_of,
+    route_candidates,
 )
 from vidrouter.engine.circuits import Circuits, CircuitState
 from vidrouter.providers.registry import Providers
@@ -84,10 +85,10 @@ class Router:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
             return RouteChoice(None)
-        candidates = await self._candidates(g, listed)
-        if not candidates:
+        ordered = await self.candidates(g, listed)
+        if not ordered:
             return RouteChoice(None)
-        for route in candidates:
+        for route in ordered:
             if route.max_concurrent is not None:
                 if await self._reserve(route, route.max_concurrent, g.id):
                     return RouteChoice(route)
@@ -123,13 +124,12 @@ class Router:
         if self._slots is not None:
             self._slots.release_soon(generation_id)
 
-    async def _candidates(self, g: Generation, listed: ListedModel) -> list[Route]:
-        """The routes the generation's policy allows, in the order to try them."""
-        policy = RoutingPolicy.from_json(g.routing)
-        ordered = order_routes(
-            listed.routes, policy, await self._circuits.stats(), g.controls, g.duration
-        )
-        if not policy.allow_fallbacks and g.attempts:
+    async def candidates(self, g: Generation, listed: ListedModel) -> list[Route]:
+        """The model's candidates for the generation (`candidates`, as its create was
+        checked against), those that already failed it last."""
+        ask = ask_of(g)
+        ordered = await candidates(self._circuits, listed, ask)
+        if not ask.policy.allow_fallbacks and g.attempts:
             first = g.attempts[0].route
             return [r for r in ordered if r.key == first]
         failed = self.failures_of(g)
@@ -144,18 +144,13 @@ class Router:
         listed = self._catalog.find_listed(g.model, self._providers.usable)
         if listed is None:
             return []
-        policy = RoutingPolicy.from_json(g.routing)
-        if not policy.allow_fallbacks and g.attempts:
+        ask = ask_of(g)
+        if not ask.policy.allow_fallbacks and g.attempts:
             return []
         failed = set(self.failures_of(g))
-        return [
-            r
-            for r in listed.routes
-            if policy.allows(r, g.controls)
-            and r.honours(g.controls, g.duration)
-            and r.key not in failed
-            and r.key != leaving
-        ]
+        # Which routes, not their order, matters here: the stats last read do.
+        ordered = route_candidates(listed.routes, ask, self._circuits.known_stats())
+        return [r for r in ordered if r.key not in failed and r.key != leaving]
 
     async def room_to_move(
         self, g: Generation, remaining: timedelta, leaving: str | None = None
@@ -194,6 +189,13 @@ class Router:
         return learned if movable else max_wait
 
 
+async def candidates(circuits: Circuits, model: ListedModel, ask: RouteAsk) -> list[Route]:
+    """The routes of `model` that may serve `ask`, in the order to try them, by the routes'
+    live stats: the one function the create's checks (the open-circuit refusal, the cost
+    estimate), the model listing and the router all ask."""
+    return route_candidates(model.routes, ask, await circuits.stats())
+
+
 # --- what a model's routes look like now (GET /v1/models) ---------------------------------------
 
 
@@ -204,21 +206,27 @@ class RouteReport:
     stats: RouteStats
 
 
+async def first_usable(circuits: Circuits, routes: list[Route]) -> Route | None:
+    """The first of `routes` (candidates, in order) whose circuit is not open."""
+    for route in routes:
+        if await circuits.state_of(route.key) is not CircuitState.OPEN:
+            return route
+    return None
+
+
 async def chosen_now(circuits: Circuits, model: ListedModel) -> Route:
     """The route the default policy would choose now, breakers included: the first in
     order whose circuit is not open (the first of all when every one is). Its price is the
     model's listed price."""
-    ordered = order_routes(model.routes, DEFAULT_POLICY, await circuits.stats())
-    for route in ordered:
-        if await circuits.state_of(route.key) is not CircuitState.OPEN:
-            return route
-    return ordered[0]
+    ordered = await candidates(circuits, model, LISTING)
+    return await first_usable(circuits, ordered) or ordered[0]
 
 
 async def route_reports(circuits: Circuits, model: ListedModel) -> list[RouteReport]:
     """Every usable route of the model in default order, with its breaker and its stats."""
-    stats = await circuits.stats()
+    ordered = await candidates(circuits, model, LISTING)
+    stats = circuits.known_stats()
     return [
         RouteReport(route, await circuits.state_of(route.key), stats.get(route.key, NO_STATS))
-        for route in order_routes(model.routes, DEFAULT_POLICY, stats)
+        for route in ordered
     ]

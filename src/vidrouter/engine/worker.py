@@ -14,6 +14,7 @@ from vidrouter.engine.transitions import crash_delay
 from vidrouter.observability import Observer
 from vidrouter.observability.logs import log_context
 from vidrouter.storage.base import BlobStorage
+from vidrouter.storage.previews import delete_video
 from vidrouter.store.generations import GenerationStore
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class GenerationWorker:
         if g.status is Status.CANCELED:
             await self._advancer.cancel_at_provider(g)
             await self._store.settle_canceled(g.id, owner=self._owner)
+            await self._advancer.ended(g.id)
             return None
         try:
             try:
@@ -70,12 +72,25 @@ class GenerationWorker:
             log.info("generation_save_skipped", extra={"generation_id": outcome.generation.id})
             stored = outcome.generation.video_key
             if stored is not None and outcome.generation.status.terminal:
-                # Canceled or deleted while its video was being stored: nobody will serve it.
-                await self._storage.delete(stored)
-        if saved and outcome.generation.status.terminal and self._observer is not None:
-            self._observer.generation_finished(outcome.generation)
+                await self._drop_unserved(outcome.generation.id, stored)
+        if saved and outcome.generation.status.terminal:
+            await self._advancer.ended(outcome.generation.id)
+            if self._observer is not None:
+                self._observer.generation_finished(outcome.generation)
         if saved and outcome.deliveries:
             self._on_deliveries()
-        if outcome.cleanup is not None and saved:
+        if outcome.cleanup is not None and (saved or not outcome.cleanup_shared):
             await asyncio.to_thread(outcome.cleanup.unlink, True)
         return saved
+
+    async def _drop_unserved(self, generation_id: str, video_key: str) -> None:
+        """The video this step stored but could not save, removed when nobody will serve it.
+
+        The key is the generation's own, so a step that lost its lease (a stall past it)
+        stored over the video of the process that took the row over: that one completed it,
+        or will, and serves the same key. Only a video no row serves goes (a canceled,
+        failed or deleted generation's)."""
+        current = await self._store.get(generation_id)
+        if current is not None and (not current.status.terminal or current.video_key == video_key):
+            return
+        await delete_video(self._storage, video_key)

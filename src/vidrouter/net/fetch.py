@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 
 import httpx
 
@@ -29,6 +30,7 @@ __all__ = [
     "OutboundFailed",
     "OutboundTimeout",
     "ResponseTooLarge",
+    "guarded_download",
     "guarded_get",
     "guarded_post",
     "post_with",
@@ -68,6 +70,37 @@ async def guarded_get(
     ):
         body = await _read_capped(response, max_bytes)
         return response.status_code, response.headers.get("content-type"), body
+
+
+async def guarded_download(
+    url: str,
+    target: Path,
+    *,
+    allow_private: bool,
+    max_bytes: int,
+    timeout: float,  # noqa: ASYNC109 (also sets the per-read limits)
+    resolver: Resolver | None = None,
+) -> tuple[int, str | None]:
+    """`(status, content type)` of a GET whose body (of a 200; at most `max_bytes`) is
+    written to `target` as it arrives: memory stays flat whatever the size."""
+    sent = {"accept-encoding": "identity"}
+    async with (
+        _guarded(url, allow_private=allow_private, timeout=timeout, resolver=resolver) as client,
+        client.stream("GET", url, headers=sent) as response,
+    ):
+        if response.status_code == 200:
+            _check_declared(response, max_bytes)
+            handle = await asyncio.to_thread(target.open, "wb")
+            try:
+                size = 0
+                async for chunk in response.aiter_raw():
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise ResponseTooLarge(f"the response is larger than {max_bytes} bytes")
+                    await asyncio.to_thread(handle.write, chunk)
+            finally:
+                await asyncio.to_thread(handle.close)
+        return response.status_code, response.headers.get("content-type")
 
 
 async def guarded_post(
@@ -140,13 +173,17 @@ async def _guarded(
         yield c
 
 
-async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
+def _check_declared(response: httpx.Response, max_bytes: int) -> None:
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("", "identity"):
         raise OutboundFailed(f"the response is compressed ({encoding}); identity was asked for")
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise ResponseTooLarge(f"the response is {declared} bytes; at most {max_bytes} accepted")
+
+
+async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
+    _check_declared(response, max_bytes)
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_raw():

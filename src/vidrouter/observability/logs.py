@@ -1,6 +1,10 @@
 """Logs: human-readable lines (default) or, with `VIDROUTER_LOG_FORMAT=json`, one JSON object
 per line with the request id, generation id and route of whatever the line is about.
 
+Every line, in either format, goes out with its URLs' query strings and credentials redacted
+(`observability/redact.py`), and httpx's and httpcore's loggers (a line per request, the URL
+whole) are kept to warnings.
+
 Those three come from context variables set where the work starts (the HTTP middleware, the
 generation worker), so every log call inside sees them without passing them down; an
 `extra={"generation_id": ...}` given to one call wins over the context.
@@ -16,6 +20,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Literal
+
+from vidrouter.observability.redact import redact_urls
 
 LogFormat = Literal["text", "json"]
 
@@ -72,7 +78,18 @@ class JsonFormatter(logging.Formatter):
             line["exception"] = record.exc_text
         if record.stack_info:
             line["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(line, ensure_ascii=False, default=str)
+        return redact_urls(json.dumps(line, ensure_ascii=False, default=str))
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_urls(super().format(record))
+
+
+_QUIET = ("httpx", "httpcore")
 
 
 def _plain(value: object) -> bool:
@@ -82,12 +99,13 @@ def _plain(value: object) -> bool:
 def configure_logging(level: str, log_format: LogFormat = "text") -> None:
     """The root logger's one handler, on stderr; uvicorn's loggers propagate to it."""
     handler = logging.StreamHandler(sys.stderr)
-    if log_format == "json":
-        handler.setFormatter(JsonFormatter())
-    else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # Their INFO and DEBUG lines are one per request (a webhook, a provider poll): noise, and
+    # each carries the URL whole. Warnings still come through (redacted, as every line).
+    for noisy in _QUIET:
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

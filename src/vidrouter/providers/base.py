@@ -120,7 +120,61 @@ AuthFailed = AccountRefused
 
 
 @dataclass(frozen=True)
+class ProviderJob:
+    id: str
+    data: JobData = field(default_factory=dict)  # persisted; what poll/fetch need later
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ProviderMedia:
+    """One input medium as a provider gets it (a reference, or a source video).
+
+    `url` is what to send where the provider fetches media by URL: a signed URL of our copy
+    when our content host is reachable from the internet, else the user's own URL (checked
+    and fetched by us once) or a `data:` URI of our copy (images and small media only).
+    `path` is our copy on this machine when the storage is local (None on S3): an adapter
+    that uploads through its provider's own upload API, or renders here, reads it from there,
+    streaming. `reachable` is False when `url` is only a data: URI or a loopback address,
+    which a provider that fetches by URL cannot use."""
+
+    kind: str  # "image", "video" or "audio"
+    url: str
+    mime: str
+    path: Path | None = None
+    reachable: bool = True
+
+
+@dataclass(frozen=True)
+class ProviderSource:
+    """The source of a video-to-video or video-extend: the video, its length and, when this
+    very route made it, the provider's job that made it (`job`), which is what providers that
+    extend only their own output (Veo, Luma, Kling) take instead of the video."""
+
+    video: ProviderMedia
+    seconds: float
+    job: ProviderJob | None = None
+
+
+@dataclass(frozen=True)
 class ProviderRequest:
+    """One generation as an adapter receives it. Mapping a type is a match on `type`:
+
+    | type                 | read                          | `duration` is            |
+    |----------------------|-------------------------------|--------------------------|
+    | `text-to-video`      | `prompt`                      | the video's length       |
+    | `image-to-video`     | `image_url` (+ `controls.end_image_url`) | the video's length |
+    | `reference-to-video` | `references` (kinds in order) | the video's length       |
+    | `video-to-video`     | `source.video` (+ `references`)| the source's length (`source.seconds`) |
+    | `video-extend`       | `source.job` if set, else `source.video` | the seconds added |
+
+    For `video-extend` the engine expects back either the whole video (the source followed
+    by the extension: Veo) or the extension alone, and the route says which in its catalog
+    options (`extension_returns = "whole"`; the default, "added", has the engine join the
+    source and the extension without re-encoding, `engine/join.py`). A route only ever
+    gets the types its catalog `capabilities` list, with at most its `max_references`.
+    """
+
     generation_id: str
     model: str  # the route's provider model name
     prompt: str
@@ -132,13 +186,16 @@ class ProviderRequest:
     # What the user asked beyond the seed's fields, the model's defaults filled in
     # (resolution, generate_audio); the route honours every control set here.
     controls: Controls = field(default_factory=Controls)
-
-
-@dataclass(frozen=True)
-class ProviderJob:
-    id: str
-    data: JobData = field(default_factory=dict)  # persisted; what poll/fetch need later
-    request_id: str | None = None
+    # The optional controls its route honours (the catalog's `supports`): a control it does
+    # not list is the model's default, which a host may refuse to be sent at all.
+    supports: frozenset[str] = frozenset()
+    type: str = "text-to-video"
+    references: tuple[ProviderMedia, ...] = ()
+    source: ProviderSource | None = None
+    # Our kept copies of `image_url` and `controls.end_image_url` on this machine (local
+    # storage only, else None): for an adapter that renders here or uploads the file.
+    image_path: Path | None = None
+    end_image_path: Path | None = None
 
 
 class JobState(StrEnum):
@@ -216,3 +273,17 @@ class PublishedModel:
     durations: tuple[float, ...] | None = None
     max_duration: float | None = None
     aspect_ratios: tuple[str, ...] | None = None  # in our vocabulary ("16:9", ...)
+
+
+@dataclass(frozen=True)
+class CallbackDelivery:
+    """A provider's callback as it reached us, for adapters whose provider signs them: an
+    adapter with `callback_is_genuine(delivery) -> bool` has each delivery to one of its
+    generations checked before it counts (it is still only a hint to poll now); one with
+    `webhook_job(delivery, now=) -> str | None` takes its provider's account-wide webhooks
+    (`/v1/provider-callbacks/<provider>`), answering the job a genuine one names."""
+
+    method: str
+    url: str  # the callback URL we gave the provider (what a signature covers)
+    headers: Mapping[str, str]
+    body: bytes

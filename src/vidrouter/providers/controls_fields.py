@@ -1,4 +1,4 @@
-"""The hosts' controls (issue 13), declared per catalog route rather than coded per app.
+"""The hosts' controls, declared per catalog route rather than coded per app.
 
 A host (fal, Replicate, OpenRouter) serves many makers' models, each with its own input
 names. A route names them in its options:
@@ -8,6 +8,8 @@ names. A route names them in its options:
                          an empty string: the route never sends it
     "values.<control>" = "ours=theirs,..." where the host spells a value differently
                          ("4k=4K"; booleans are "true" / "false")
+    "durations"        = "5,9": the clip lengths (seconds) a maker's own API makes
+    "aspect_ratios"    = "16:9,9:16": the frame shapes it makes
 
 Only a control the request sets is sent. The router has already checked that the route
 honours every control asked for, so a control without a field here is one whose only value
@@ -54,6 +56,24 @@ def control_inputs(
         key = str(value).lower() if isinstance(value, bool) else str(value)
         put(out, name, mapping.get(key, value))
     return out
+
+
+DURATIONS = "durations"
+ASPECT_RATIOS = "aspect_ratios"
+# The aspect ratios a route makes from text alone (others only from an image).
+TEXT_ASPECT_RATIOS = "text_aspect_ratios"
+
+
+def listed(options: Mapping[str, JsonScalar], name: str) -> tuple[str, ...]:
+    """The comma-separated values of a route's option `name`; () when it has none."""
+    declared = options.get(name)
+    return tuple(part.strip() for part in str(declared or "").split(",") if part.strip())
+
+
+def offered_durations(options: Mapping[str, JsonScalar]) -> tuple[int, ...]:
+    """The clip lengths (whole seconds) a route's `durations = "5,9"` option declares, in
+    order; () when it declares none."""
+    return tuple(sorted(int(part) for part in listed(options, DURATIONS)))
 
 
 def put(target: dict[str, Any], dotted: str, value: Any) -> None:

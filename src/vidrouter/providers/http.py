@@ -19,9 +19,11 @@ import httpx
 from vidrouter.providers.base import (
     AccountRefused,
     InvalidInput,
+    JobState,
     MalformedResponse,
     ProviderError,
     ProviderJob,
+    ProviderStatus,
     ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
@@ -212,6 +214,18 @@ def stored_url(job: ProviderJob, key: str = "video_url") -> str | None:
     """The result URL a poll kept in the job's data, if it did."""
     value = job.data.get(key)
     return value if isinstance(value, str) and value else None
+
+
+def succeeded(job: ProviderJob, video: str, seconds_key: str = "duration") -> ProviderStatus:
+    """A finished job: its video URL kept in the job's data (`stored_url` reads it back), the
+    seconds billed being those the submit kept under `seconds_key`."""
+    seconds = job.data.get(seconds_key)
+    return ProviderStatus(
+        JobState.SUCCEEDED,
+        progress=100,
+        billed_seconds=float(seconds) if isinstance(seconds, int | float) else None,
+        data={**job.data, "video_url": video},
+    )
 
 
 def result_at(url: object, what: str, headers: Mapping[str, str] | None = None) -> ResultRef:

@@ -3,48 +3,56 @@
 from __future__ import annotations
 
 import functools
-import importlib
 
 from vidrouter.domain.catalog import Route
+from vidrouter.providers import (
+    fal,
+    kling,
+    local,
+    ltx,
+    luma,
+    minimax,
+    openai_videos,
+    openrouter,
+    pixverse,
+    replicate,
+    runway,
+    seedance,
+    veo,
+    vidu,
+    wan,
+    xai,
+)
 from vidrouter.providers.base import Provider, ProviderContext
 from vidrouter.providers.config import ProviderFactory
 
-# Each adapter module or package exposes `FACTORY: ProviderFactory`; its name is the
-# catalog's `provider`.
-ADAPTER_MODULES = (
-    "local",
-    "veo",
-    "runway",
-    "luma",
-    "openai_videos",
-    "kling",
-    "minimax",
-    "seedance",
-    "wan",
-    "replicate",
-    "fal",
-    "openrouter",
+# Every provider package exports `FACTORY`; its name is the catalog's `provider`. Adding a
+# provider is one line here (and one in the import above): a package that is missing or
+# broken fails the import loudly instead of leaving its routes silently unusable.
+_FACTORIES: tuple[ProviderFactory, ...] = (
+    local.FACTORY,
+    veo.FACTORY,
+    runway.FACTORY,
+    luma.FACTORY,
+    openai_videos.FACTORY,
+    kling.FACTORY,
+    minimax.FACTORY,
+    seedance.FACTORY,
+    wan.FACTORY,
+    xai.FACTORY,
+    vidu.FACTORY,
+    replicate.FACTORY,
+    fal.FACTORY,
+    openrouter.FACTORY,
+    ltx.FACTORY,
+    pixverse.FACTORY,
 )
-
-
-def _discover() -> dict[str, ProviderFactory]:
-    factories: dict[str, ProviderFactory] = {}
-    for module_name in ADAPTER_MODULES:
-        try:
-            module = importlib.import_module(f"vidrouter.providers.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"vidrouter.providers.{module_name}":
-                raise
-            continue  # not built yet
-        factory = module.FACTORY
-        factories[factory.name] = factory
-    return factories
 
 
 @functools.cache
 def factories() -> dict[str, ProviderFactory]:
-    """Every adapter that is present, by name (imported on first use)."""
-    return _discover()
+    """Every provider's factory, by name."""
+    return {factory.name: factory for factory in _FACTORIES}
 
 
 class Providers:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -10,7 +11,14 @@ from typing import Protocol
 
 from vidrouter.domain.errors import StorageUnavailable, is_storage_error
 
-__all__ = ["BlobInfo", "BlobStorage", "StorageUnavailable", "is_storage_error", "read_all"]
+__all__ = [
+    "BlobInfo",
+    "BlobStorage",
+    "StorageUnavailable",
+    "copy_to_file",
+    "is_storage_error",
+    "read_all",
+]
 
 
 @dataclass(frozen=True)
@@ -56,3 +64,16 @@ async def read_all(storage: BlobStorage, key: str) -> bytes:
     if info is None:
         raise FileNotFoundError(key)
     return b"".join([chunk async for chunk in storage.read(key, 0, info.size)])
+
+
+async def copy_to_file(storage: BlobStorage, key: str, path: Path) -> None:
+    """A blob written to a file on this machine, chunk by chunk (memory stays flat)."""
+    info = await storage.stat(key)
+    if info is None:
+        raise FileNotFoundError(key)
+    handle = await asyncio.to_thread(path.open, "wb")
+    try:
+        async for chunk in storage.read(key, 0, info.size):
+            await asyncio.to_thread(handle.write, chunk)
+    finally:
+        await asyncio.to_thread(handle.close)

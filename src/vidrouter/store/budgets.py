@@ -23,6 +23,7 @@ from sqlalchemy import and_, case, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from vidrouter.domain.generation import TERMINAL
+from vidrouter.domain.money import check_budget
 from vidrouter.store.database import Database
 from vidrouter.store.tables import accounts, api_keys, generations
 
@@ -159,4 +160,5 @@ class BudgetStore:
 def _values(budget: Budget | None) -> dict[str, object]:
     if budget is None:
         return {"budget_usd": None, "budget_period": None}
-    return {"budget_usd": budget.limit_usd, "budget_period": budget.period}
+    # Infinity or NaN would come back as no JSON at all: refused (ValueError), here too.
+    return {"budget_usd": check_budget(budget.limit_usd), "budget_period": budget.period}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -20,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from vidrouter.domain.errors import VidrouterError
 from vidrouter.store import dialect
 from vidrouter.store.group_commit import GroupCommit, Work
+from vidrouter.store.write_lock import WriteLock, write_lock_for
 
 R = TypeVar("R")
 GROUP_COMMIT_PARALLEL = 4  # on PostgreSQL: batches written at once
@@ -39,40 +39,6 @@ def as_background() -> None:
     _background.set(True)
 
 
-class _WriteLock:
-    """One writer at a time, handed over in order, requests' writers before background
-    ones (an asyncio.Lock is first come, first served)."""
-
-    def __init__(self) -> None:
-        self._held = False
-        self._waiting: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque())
-
-    async def acquire(self, background: bool) -> None:
-        if not self._held and not any(self._waiting):
-            self._held = True
-            return
-        queue = self._waiting[background]
-        handed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        queue.append(handed)
-        try:
-            await handed
-        except asyncio.CancelledError:
-            if handed.done() and not handed.cancelled():
-                self.release()  # handed over just as it was canceled: pass it on
-            elif handed in queue:
-                queue.remove(handed)
-            raise
-
-    def release(self) -> None:
-        for queue in self._waiting:
-            while queue:
-                handed = queue.popleft()
-                if not handed.done():
-                    handed.set_result(None)  # still held: now by that waiter
-                    return
-        self._held = False
-
-
 class StoreError(VidrouterError):
     """The database could not do what was asked (unreachable, locked too long, ...)."""
 
@@ -87,11 +53,12 @@ class Database:
         dialect.install_hooks(self.engine)
         self._writer = self.engine.execution_options(**dialect.WRITE_OPTIONS)
         self._reader = self.engine.execution_options(**dialect.read_options(self.dialect))
-        # SQLite has one writer. Writers of this process queue here, in order, instead of
-        # in SQLite's busy handler, which sleeps up to 100 ms between tries: under load
-        # that sleeping, not the work, was what bounded the engine (docs/performance.md).
-        self._write_lock: _WriteLock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
+        # SQLite has one writer: this process's writers queue for it in one lock per file
+        # (store/write_lock.py), whichever `Database` and event loop they write through.
+        self._write_lock: WriteLock | None = None
+        if self.dialect == "sqlite":
+            memory = ":memory:" in url or "mode=memory" in url
+            self._write_lock = WriteLock() if memory else write_lock_for(url)
         self._group: GroupCommit | None = None
 
     @asynccontextmanager
@@ -105,7 +72,7 @@ class Database:
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """A transaction that will write: on SQLite it takes the write lock up front, so two
         writers never deadlock upgrading a read lock."""
-        lock = self._lock() if not _writing.get() else None
+        lock = self._write_lock if not _writing.get() else None
         if lock is None:
             async with self._writer.begin() as conn:
                 yield conn
@@ -140,14 +107,6 @@ class Database:
         async with self.write() as conn:
             result = await conn.execute(statement)
         return int(result.rowcount)
-
-    def _lock(self) -> _WriteLock | None:
-        if self.dialect != "sqlite":
-            return None
-        loop = asyncio.get_running_loop()
-        if self._write_lock is None or self._lock_loop is not loop:
-            self._write_lock, self._lock_loop = _WriteLock(), loop
-        return self._write_lock
 
     async def ping(self) -> bool:
         try:

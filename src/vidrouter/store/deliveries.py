@@ -20,7 +20,7 @@ PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 @dataclass(frozen=True)
 class Delivery:
     id: str
-    generation_id: str
+    generation_id: str | None  # None: a batch's (`batch_id`)
     account_id: str
     api_key_id: str | None
     url: str
@@ -33,6 +33,7 @@ class Delivery:
     last_status_code: int | None = None
     last_error: str | None = None
     delivered_at: datetime | None = None
+    batch_id: str | None = None
 
 
 async def insert_delivery(conn: AsyncConnection, delivery: Delivery) -> None:
@@ -40,6 +41,7 @@ async def insert_delivery(conn: AsyncConnection, delivery: Delivery) -> None:
         insert(t).values(
             id=delivery.id,
             generation_id=delivery.generation_id,
+            batch_id=delivery.batch_id,
             account_id=delivery.account_id,
             api_key_id=delivery.api_key_id,
             url=delivery.url,

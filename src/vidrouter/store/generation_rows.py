@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +17,7 @@ from vidrouter.domain.generation import (
     Status,
     Step,
 )
+from vidrouter.domain.inputs import Reference, SourceVideo
 from vidrouter.store.tables import generations as t
 
 ACTIVE = [s.value for s in Status if s not in TERMINAL]
@@ -61,8 +63,13 @@ def columns(g: Generation) -> dict[str, Any]:
         "lease_owner": g.lease_owner,
         "lease_until": g.lease_until,
         "routing": g.routing,
-        "controls": g.controls.to_json(),
+        # The inputs ride in the controls' JSON (no column of their own): type, references,
+        # source video (domain/inputs.py); `Controls.from_json` reads only the controls.
+        "controls": {**g.controls.to_json(), **inputs_json(g)},
         "resolution": g.controls.resolution,
+        "batch_id": g.batch_id,
+        "cache_key": g.cache_key,
+        "cached_from": g.cached_from,
     }
 
 
@@ -156,4 +163,34 @@ def generation_from_row(row: Row[Any]) -> Generation:
         lease_until=m["lease_until"],
         routing=m["routing"],
         controls=Controls.from_json(m["controls"]),
+        **inputs_of(m["controls"]),
+        batch_id=m["batch_id"],
+        cache_key=m["cache_key"],
+        cached_from=m["cached_from"],
     )
+
+
+def inputs_json(g: Generation) -> dict[str, Any]:
+    """A generation's inputs as kept beside its controls (none for a plain one)."""
+    out: dict[str, Any] = {}
+    if g.asked_type is not None:
+        out["type"] = g.asked_type
+    if g.references:
+        out["references"] = [r.to_json() for r in g.references]
+    if g.video is not None:
+        out["video"] = g.video.to_json()
+    if g.local_media:
+        out["local_media"] = True
+    return out
+
+
+def inputs_of(data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The `Generation` fields `inputs_json` kept."""
+    data = data or {}
+    video = data.get("video")
+    return {
+        "asked_type": data.get("type"),
+        "references": tuple(Reference.from_json(r) for r in data.get("references") or ()),
+        "video": SourceVideo.from_json(video) if video else None,
+        "local_media": bool(data.get("local_media")),
+    }

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -18,6 +19,7 @@ from vidrouter.domain.generation import (
     Status,
     Step,
 )
+from vidrouter.store import pages
 from vidrouter.store.database import Database, StoreError
 from vidrouter.store.deliveries import Delivery, insert_delivery
 from vidrouter.store.generation_rows import (
@@ -83,11 +85,30 @@ class GenerationStore(LeasedRows[Generation]):
             return g if g.account_id == account_id else None
         return await self.get(generation_id, account_id=account_id)
 
-    async def insert(self, generation: Generation, *, guard: InsertGuard | None = None) -> None:
-        async with self._db.write() as conn:
+    async def insert(
+        self,
+        generation: Generation,
+        *,
+        guard: InsertGuard | None = None,
+        deliveries: Sequence[Delivery] = (),
+        grouped: bool = False,
+    ) -> None:
+        """Insert a new generation (with the webhook deliveries it owes already: a cache
+        hit is born completed). `grouped`: in a transaction shared with other tasks' writes
+        (store/group_commit.py), for a batch's many inserts."""
+
+        async def write(conn: AsyncConnection) -> None:
             if guard is not None:
                 await guard(conn)
             await conn.execute(insert(t).values(**columns(generation), id=generation.id))
+            for delivery in deliveries:
+                await insert_delivery(conn, delivery)
+
+        if grouped:
+            await self._db.grouped(write)
+        else:
+            async with self._db.write() as conn:
+                await write(conn)
         self._remember(generation)
 
     async def insert_idempotent(
@@ -98,6 +119,7 @@ class GenerationStore(LeasedRows[Generation]):
         request_hash: str,
         since: datetime,
         guard: InsertGuard | None = None,
+        deliveries: Sequence[Delivery] = (),
     ) -> tuple[Generation, str]:
         """Insert unless the account used `key` after `since`: then the generation made with
         it, and the hash of the request that made it. Concurrent duplicates make one row."""
@@ -128,6 +150,8 @@ class GenerationStore(LeasedRows[Generation]):
                     if guard is not None:
                         await guard(conn)
                     await conn.execute(insert(t).values(**columns(generation), id=generation.id))
+                    for delivery in deliveries:
+                        await insert_delivery(conn, delivery)
                 return generation, request_hash
             except IntegrityError:
                 continue  # another request with this key won the race: read its result
@@ -190,30 +214,11 @@ class GenerationStore(LeasedRows[Generation]):
             query = query.where(t.c.model == model)
         async with self._db.read() as conn:
             if after is not None:
-                cursor = (
-                    await conn.execute(
-                        select(t.c.created_at, t.c.id).where(
-                            t.c.id == after, t.c.account_id == account_id
-                        )
-                    )
-                ).first()
-                if cursor is None:
+                past = await pages.beyond(conn, t, account_id, after, oldest_first=oldest_first)
+                if past is None:
                     return ListPage([], False)
-                if oldest_first:
-                    beyond = or_(
-                        t.c.created_at > cursor.created_at,
-                        and_(t.c.created_at == cursor.created_at, t.c.id > cursor.id),
-                    )
-                else:
-                    beyond = or_(
-                        t.c.created_at < cursor.created_at,
-                        and_(t.c.created_at == cursor.created_at, t.c.id < cursor.id),
-                    )
-                query = query.where(beyond)
-            if oldest_first:
-                query = query.order_by(t.c.created_at.asc(), t.c.id.asc())
-            else:
-                query = query.order_by(t.c.created_at.desc(), t.c.id.desc())
+                query = query.where(past)
+            query = pages.ordered(query, t, oldest_first=oldest_first)
             query = query.limit(limit + 1)
             rows = (await conn.execute(query)).all()
         items = [generation_from_row(r) for r in rows[:limit]]
@@ -267,11 +272,27 @@ class GenerationStore(LeasedRows[Generation]):
                     webhook_url=None,
                     metadata={},
                     video_key=None,
+                    controls=_without_client_text(row.controls),
                 )
             )
         self._finished.pop(generation_id, None)
         self._recent.pop(generation_id, None)
         return generation_from_row(row)
+
+    async def unfinished_leases(
+        self, generation_ids: Sequence[str], *, now: datetime
+    ) -> dict[str, bool]:
+        """Of these generations, the unfinished ones, each with whether a process holds its
+        lease now: the only ones a scratch file named for them may still serve."""
+        found: dict[str, bool] = {}
+        for start in range(0, len(generation_ids), 500):
+            chunk = list(generation_ids[start : start + 500])
+            async with self._db.read() as conn:
+                rows = await conn.execute(
+                    select(t.c.id, t.c.lease_until).where(t.c.id.in_(chunk), t.c.status.in_(ACTIVE))
+                )
+            found.update({r.id: r.lease_until is not None and r.lease_until > now for r in rows})
+        return found
 
     async def settle_canceled(self, generation_id: str, *, owner: str) -> bool:
         """A canceled generation's provider job was canceled: nothing is left to do."""
@@ -299,6 +320,22 @@ class GenerationStore(LeasedRows[Generation]):
             .values(next_attempt_at=now)
         )
         return changed == 1
+
+    async def poke_job(self, provider: str, provider_job_id: str, *, now: datetime) -> bool:
+        """`poke`, for the generation whose job `provider_job_id` runs on a route of
+        `provider` (a webhook that names the provider's job, not our generation)."""
+        changed = await self._db.changed(
+            update(t)
+            .where(
+                t.c.provider_job_id == provider_job_id,
+                t.c.next_attempt_at > now,
+                t.c.route.like(f"{provider}:%"),
+                t.c.step == Step.POLL.value,
+                t.c.status.in_(ACTIVE),
+            )
+            .values(next_attempt_at=now)
+        )
+        return changed >= 1
 
     async def cancel(self, canceled: Generation, *, deliveries: Sequence[Delivery] = ()) -> bool:
         """Write the canceled version of a generation that is still unfinished, whoever holds
@@ -332,3 +369,14 @@ class GenerationStore(LeasedRows[Generation]):
         if written:
             self._remember(g)
         return written
+
+
+# What a client wrote into the controls' JSON (store/generation_rows.py): erased on delete
+# with the prompt and the URLs; the rest (resolution, type) stays with the record of spend.
+_CLIENT_TEXT = ("references", "video", "end_image_url", "negative_prompt")
+
+
+def _without_client_text(controls: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if controls is None:
+        return None
+    return {k: v for k, v in controls.items() if k not in _CLIENT_TEXT}

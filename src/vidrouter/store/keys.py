@@ -48,10 +48,12 @@ class ApiKey:
     previous_secret_expires_at: datetime | None = None
     requests_per_minute: int | None = None  # None: the service's default
     max_concurrent: int | None = None  # None: the service's default
-    # Spend limits (issue 13): the key's own and its account's, as of the lookup (the
+    # Spend limits: the key's own and its account's, as of the lookup (the
     # create checks them afresh); None: no limit.
     budget: Budget | None = None
     account_budget: Budget | None = None
+    # Every create of the key asks for the cache unless it says `"cache": false`.
+    cache: bool | None = None
 
     @property
     def budgeted(self) -> bool:
@@ -282,6 +284,17 @@ class KeyStore:
             update(api_keys)
             .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
             .values(requests_per_minute=requests_per_minute, max_concurrent=max_concurrent)
+        )
+        self._cache.clear()
+        return await self.get(key_id) if changed > 0 else None
+
+    async def set_cache(self, key_id: str, cache: bool | None) -> ApiKey | None:
+        """Turn the cache on (or off, or back to the default) for every create of a key
+        that does not say. None when there is no unrevoked key `key_id`."""
+        changed = await self._db.changed(
+            update(api_keys)
+            .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+            .values(cache=cache)
         )
         self._cache.clear()
         return await self.get(key_id) if changed > 0 else None

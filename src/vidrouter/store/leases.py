@@ -52,9 +52,19 @@ class LeasedRows(Generic[Item]):
         if not ids:
             return 0
         c = self._table.c
+        # A row another transaction is writing right now (its step's save, in a group
+        # commit that locks its rows in its own order) is skipped, not waited for: waiting
+        # could deadlock on PostgreSQL and lose every lease in this heartbeat; the save
+        # ends or moves that lease itself, and the next heartbeat renews it if not.
+        # (SQLite has one writer and no row locks: the clause is not rendered there.)
+        free = (
+            select(c.id)
+            .where(c.id.in_(list(ids)), c.lease_owner == owner)
+            .with_for_update(skip_locked=True)
+        )
         return await self._db.changed(
             update(self._table)
-            .where(c.id.in_(list(ids)), c.lease_owner == owner)
+            .where(c.id.in_(free), c.lease_owner == owner)
             .values(lease_until=until)
         )
 

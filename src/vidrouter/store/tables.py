@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Float,
     ForeignKey,
@@ -53,6 +54,8 @@ api_keys = Table(
     # The key's own spend limit (migration 0007); NULL: none.
     Column("budget_usd", Float, nullable=True),
     Column("budget_period", String(8), nullable=True),
+    # Every create of the key asks for the cache unless it says `"cache": false` (0010).
+    Column("cache", Boolean, nullable=True),
 )
 
 generations = Table(
@@ -104,10 +107,17 @@ generations = Table(
     # The request's routing policy (domain/routing.py); NULL: the default policy.
     Column("routing", JSONText, nullable=True),
     # What it asked beyond the seed's fields, its model's defaults filled in
-    # (domain/controls.py); NULL on generations made before issue 13 (migration 0008).
+    # (domain/controls.py); NULL on generations made before migration 0008 added it.
     Column("controls", JSONText, nullable=True),
     # controls.resolution again, for grouping usage by it (migration 0008).
     Column("resolution", String(16), nullable=True),
+    # The batch that made it (migration 0010); NULL: an interactive create.
+    Column("batch_id", String(64), nullable=True),
+    # What makes two requests the same (usecases/cache.py); NULL when its inputs could not
+    # be hashed at accept. A cache hit's `cached_from` names the generation whose video it
+    # shares (migration 0010).
+    Column("cache_key", String(64), nullable=True),
+    Column("cached_from", String(64), nullable=True),
     # Work is found through this partial index only: terminal rows have no next_attempt_at.
     Index(
         "ix_generations_due",
@@ -116,13 +126,26 @@ generations = Table(
         postgresql_where=text("next_attempt_at IS NOT NULL"),
     ),
     Index("ix_generations_account_created", "account_id", "created_at", "id"),
+    Index("ix_generations_batch", "batch_id"),
+    Index("ix_generations_cache_key", "cache_key", "completed_at"),
+    Index("ix_generations_video_key", "video_key"),  # who else shares a video
+    # A provider's account-wide webhook names its job id, not ours (migration 0009): found
+    # among the rows still waiting, which alone have a next_attempt_at.
+    Index(
+        "ix_generations_provider_job",
+        "provider_job_id",
+        sqlite_where=text("next_attempt_at IS NOT NULL"),
+        postgresql_where=text("next_attempt_at IS NOT NULL"),
+    ),
 )
 
 webhook_deliveries = Table(
     "webhook_deliveries",
     metadata,
     Column("id", String(64), primary_key=True),  # the `webhook-id`, stable across retries
-    Column("generation_id", String(64), ForeignKey("generations.id"), nullable=False),
+    # A batch's delivery has a batch_id instead (migration 0010).
+    Column("generation_id", String(64), ForeignKey("generations.id"), nullable=True),
+    Column("batch_id", String(64), nullable=True),
     Column("account_id", String(64), nullable=False),
     Column("api_key_id", String(64), nullable=True),
     Column("url", Text, nullable=False),
@@ -221,4 +244,64 @@ route_outcomes = Table(
     Column("seconds", Float, nullable=True),  # submit to completion (or to giving up)
     Column("finished_at", UTCDateTime(), nullable=False),
     Index("ix_route_outcomes_route_finished", "route", "finished_at"),
+)
+
+# A batch of creates (migration 0010; store/batches.py): leased work like generations. A
+# batch is due while it has lines to start or generations to wait for.
+batches = Table(
+    "batches",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("account_id", String(64), ForeignKey("accounts.id"), nullable=False),
+    Column("api_key_id", String(64), nullable=False),
+    Column("status", String(16), nullable=False),  # queued | in_progress | completed | ...
+    Column("total", Integer, nullable=False),
+    Column("estimated_total", Float, nullable=False),
+    Column("webhook_url", Text, nullable=True),
+    Column("metadata", JSONText, nullable=False),
+    Column("error_code", String(64), nullable=True),
+    Column("error_message", Text, nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("completed_at", UTCDateTime(), nullable=True),
+    Column("next_attempt_at", UTCDateTime(), nullable=True),
+    Column("lease_owner", String(64), nullable=True),
+    Column("lease_until", UTCDateTime(), nullable=True),
+    Index(
+        "ix_batches_due",
+        "next_attempt_at",
+        sqlite_where=text("next_attempt_at IS NOT NULL"),
+        postgresql_where=text("next_attempt_at IS NOT NULL"),
+    ),
+    Index("ix_batches_account_created", "account_id", "created_at", "id"),
+)
+
+# One create body of a batch. `generation_id` is set in the transaction that inserts the
+# generation: a line is started exactly once.
+batch_lines = Table(
+    "batch_lines",
+    metadata,
+    Column("batch_id", String(64), ForeignKey("batches.id"), primary_key=True),
+    Column("line", Integer, primary_key=True),  # its line number in the file, from 1
+    Column("custom_id", String(200), nullable=False),
+    Column("body", JSONText, nullable=False),
+    Column("generation_id", String(64), nullable=True),
+    # Why it never made a generation (e.g. the budget ran out, the batch was canceled).
+    Column("error_code", String(64), nullable=True),
+    Column("error_message", Text, nullable=True),
+)
+
+# A character (migration 0011; store/characters.py): a clip an account uploaded once and
+# names in creates as a reference. Its media are blobs: the video and a frame of it.
+characters = Table(
+    "characters",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("account_id", String(64), ForeignKey("accounts.id"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("video_key", String(200), nullable=False),
+    Column("image_key", String(200), nullable=False),
+    Column("seconds", Float, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Index("ix_characters_account", "account_id", "created_at"),
 )

@@ -2,10 +2,11 @@
 
 Generations count in the range their `created_at` falls in; days are UTC days. Cost and
 billed seconds are set when a generation completes, so only completed ones add to them.
-Deleted generations keep their rows (`deleted_at`) and count: usage is history. By route,
+Deleted generations keep their rows (`deleted_at`) and count: usage is history. Cache hits
+(`cached_from` set) count apart in `cached` as well. By route,
 a group is the host that served it ("fal", "replicate", ...; its own model names stay
 private), None for generations that never reached one. By resolution, what it was made at
-(None before issue 13). Every price is in USD
+(None for generations made before resolutions were recorded). Every price is in USD
 (`domain.catalog.CURRENCY`).
 """
 
@@ -31,6 +32,9 @@ class UsageTotal:
     failed: int
     billed_seconds: float
     cost: float
+    # Completed by the cache (a new generation sharing an earlier one's video, at no
+    # cost); counted in `generations` and `completed` too.
+    cached: int = 0
 
     def __add__(self, other: UsageTotal) -> Self:
         """Both summed, as this one (a row keeps its group)."""
@@ -41,13 +45,14 @@ class UsageTotal:
             failed=self.failed + other.failed,
             billed_seconds=_round(self.billed_seconds + other.billed_seconds),
             cost=_round(self.cost + other.cost),
+            cached=self.cached + other.cached,
         )
 
 
 @dataclass(frozen=True)
 class _Grouped:
     # The model id, the route's host (None: none), the resolution (None: made before
-    # issue 13, or by a model that lists none) or the UTC day.
+    # resolutions were recorded, or by a model that lists none) or the UTC day.
     group: str | None
 
 
@@ -90,6 +95,7 @@ class UsageStore:
                 func.sum(_is(Status.FAILED)).label("failed"),
                 func.coalesce(func.sum(g.c.billed_seconds), 0.0).label("billed_seconds"),
                 func.coalesce(func.sum(g.c.cost_amount), 0.0).label("cost"),
+                func.sum(case((g.c.cached_from.is_not(None), 1), else_=0)).label("cached"),
             )
             .where(g.c.account_id == account_id, g.c.created_at >= start, g.c.created_at < end)
             .group_by(group)
@@ -133,6 +139,7 @@ def _row(m: Any) -> UsageRow:
         failed=int(m["failed"] or 0),
         billed_seconds=_round(float(m["billed_seconds"])),
         cost=_round(float(m["cost"])),
+        cached=int(m["cached"] or 0),
     )
 
 

@@ -1,5 +1,5 @@
 """Budgets: a spend limit in USD per key and per account, per UTC day, UTC month or in
-total (issue 13). No HTTP here.
+total. No HTTP here.
 
 A create is checked inside the transaction that inserts it (`guard`), against every budget
 that applies (the key's and its account's): spend in the current period (see
@@ -20,10 +20,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from vidrouter.domain.catalog import Route
 from vidrouter.domain.clock import Clock, isoformat
 from vidrouter.domain.create_request import CreateRequest
 from vidrouter.domain.errors import RequestError
-from vidrouter.domain.routing import DEFAULT_POLICY, order_routes, price_of
+from vidrouter.domain.money import usd
+from vidrouter.domain.routing import price_of
 from vidrouter.store.budgets import Budget, BudgetStore, Period, budgets, spend
 from vidrouter.store.generations import InsertGuard
 from vidrouter.store.keys import ApiKey
@@ -61,14 +63,12 @@ def period_end(period: Period, now: datetime) -> datetime | None:
     return datetime(start.year + start.month // 12, start.month % 12 + 1, 1, tzinfo=UTC)
 
 
-def estimated_cost(req: CreateRequest) -> float:
-    """Requested seconds x the price of the configuration asked for (resolution, audio) on
-    the route it would be billed at now: the model's first usable route that its routing
-    policy allows and that honours its controls."""
-    policy = req.routing or DEFAULT_POLICY
-    routes = order_routes(req.model.routes, policy, {}, req.controls, req.duration)
-    route = routes[0] if routes else req.model.routes[0]
-    return round(req.duration * price_of(route, req.controls), 6)
+def estimated_cost(req: CreateRequest, route: Route) -> float:
+    """Requested seconds (for an extension: the seconds added) x the price of the
+    configuration and type asked for (resolution, audio, type) on the route it would be
+    billed at now (`ModelCatalog.ensure_servable`: the first of its
+    candidates whose circuit is not open)."""
+    return round(req.duration * price_of(route, req.controls, req.type), 6)
 
 
 def remember_key(state: MutableMapping[str, Any], key: ApiKey) -> None:
@@ -137,13 +137,7 @@ def _refusal(whose: str, budget: Budget, spent: float, estimated: float, now: da
     )
     return (
         f"this generation would pass {whose} budget: its estimated cost is "
-        f"{_usd(estimated)}, the limit is {_usd(budget.limit_usd)} {period}, and "
-        f"{_usd(spent)} is spent (finished generations at their cost, unfinished ones at "
+        f"{usd(estimated)}, the limit is {usd(budget.limit_usd)} {period}, and "
+        f"{usd(spent)} is spent (finished generations at their cost, unfinished ones at "
         f"their estimate); {when}"
     )
-
-
-def _usd(amount: float) -> str:
-    if amount == round(amount, 2):
-        return f"${amount:.2f}"
-    return "$" + f"{amount:.6f}".rstrip("0")

@@ -7,17 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from vidrouter.domain.catalog import Catalog, ListedModel, ModelSpec, Route, RouteFilter
-from vidrouter.domain.controls import Controls
 from vidrouter.domain.errors import Unavailable
-from vidrouter.domain.routing import (
-    DEFAULT_POLICY,
-    RouteStats,
-    RoutingPolicy,
-    known_providers,
-    order_routes,
-)
+from vidrouter.domain.routing import RouteAsk, RouteStats, known_providers
 from vidrouter.engine.circuits import Circuits, CircuitState
-from vidrouter.engine.router import chosen_now, route_reports
+from vidrouter.engine.router import candidates, chosen_now, first_usable, route_reports
 
 ROUTE_STATES = {
     CircuitState.CLOSED: "available",
@@ -77,21 +70,19 @@ class ModelCatalog:
             return "available" if all(s is CircuitState.CLOSED for s in states) else "degraded"
         return "unavailable" if open_count == len(states) else "degraded"
 
-    async def ensure_servable(
-        self,
-        model: ListedModel,
-        policy: RoutingPolicy | None = None,
-        controls: Controls | None = None,
-    ) -> None:
-        """Refuse work that cannot run: when every route of the model (that the request's
-        routing policy allows and that honours its controls) has an open circuit, a 503
-        with Retry-After beats queueing a generation that would only wait."""
-        allowed = policy or DEFAULT_POLICY
-        routes = [r.key for r in order_routes(model.routes, allowed, {}, controls)]
-        for route in routes:
-            if await self._circuits.state_of(route) is not CircuitState.OPEN:
-                return
-        wait = await self._circuits.seconds_until_probe(routes)
+    async def candidates(self, model: ListedModel, ask: RouteAsk) -> list[Route]:
+        """The routes that may serve `ask`, in the router's order (`engine.router.candidates`)."""
+        return await candidates(self._circuits, model, ask)
+
+    async def ensure_servable(self, model: ListedModel, routes: list[Route]) -> Route:
+        """The route a request would be sent to now: the first of its candidates (`routes`,
+        from `candidates`) whose circuit is not open. When every one is open, a 503 with
+        Retry-After beats queueing a generation that would only wait."""
+        route = await first_usable(self._circuits, routes)
+        if route is not None:
+            return route
+        keys = [r.key for r in routes]
+        wait = await self._circuits.seconds_until_probe(keys)
         raise Unavailable(
             f"every provider of model {model.id} is failing right now; try again in {wait} s",
             code="model_unavailable",

@@ -153,6 +153,13 @@ class Limiter:
         reset = min(WINDOW_SECONDS, max(1, math.ceil(hit.window_start + WINDOW_SECONDS - now)))
         return RateDecision(hit.count <= limit, limit, max(0, limit - hit.count), reset)
 
+    def concurrency_limit(self, key: ApiKey) -> int:
+        return key.max_concurrent or self.policy.max_concurrent
+
+    async def unfinished(self, key: ApiKey) -> int:
+        """The key's unfinished generations now."""
+        return await self._unfinished.count(key.account_id, key.id)
+
     async def check_concurrency(self, key: ApiKey) -> None:
         """Raise TooManyRequests when the key already has its most unfinished generations.
         Called before a create; two creates racing for the last slot may both pass."""

@@ -1,1 +1,5 @@
-"""One module per resource."""
+"""One module per resource, each with its `router`."""
+
+from vidrouter.api.routes import callbacks, content, generations, health, models, usage, videos
+
+__all__ = ["callbacks", "content", "generations", "health", "models", "usage", "videos"]

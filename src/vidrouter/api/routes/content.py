@@ -1,4 +1,5 @@
-"""The content host: finished videos at signed, expiring URLs, no API key needed.
+"""The content host: finished videos and their previews (poster, sprite sheet) at signed,
+expiring URLs, no API key needed. A missing preview of a stored video is made on request.
 
 Served with Range / 206, HEAD, ETag and `video/mp4`, so the URL can go straight into a
 `<video>` tag. A tampered or expired signature is a 403. Range handling is ours (see
@@ -7,8 +8,8 @@ one is a 416 in our error shape.
 
 `VIDROUTER_CONTENT_DELIVERY=proxy` (default) streams the bytes from the store, so any API
 replica serves any video (a local store is sent as a file response); `redirect` answers
-with a 302 to a short-lived presigned URL of the store (for CDN-fronted deployments; a
-store without presigned URLs, local disk, is streamed as in `proxy`).
+with a 302 to a short-lived presigned URL of the store (for CDN-fronted deployments). The
+settings refuse `redirect` on local disk, which has no presigned URLs.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from starlette.types import Message, Receive, Scope, Send
 from vidrouter.api.deps import ContentDep
 from vidrouter.api.errors import PermissionDenied, error_body, send_error
 from vidrouter.domain.errors import NotFound, Unavailable
-from vidrouter.domain.media import media_type_of
+from vidrouter.domain.media import PreviewVariant, media_type_of, video_of_preview
 from vidrouter.storage.base import BlobInfo, BlobStorage, StorageUnavailable
+from vidrouter.storage.previews import Previews
 from vidrouter.storage.ranges import (
     ByteRange,
     Unsatisfiable,
@@ -43,7 +45,7 @@ router = APIRouter(tags=["content"])
 # A presigned URL only needs to outlive the redirect it is handed in.
 PRESIGNED_SECONDS = 300
 STORAGE_RETRY_AFTER = 5
-# The ASGI extension `vidrouter serve` offers for sendfile (cli/zerocopy.py).
+# The ASGI extension `vidrouter serve` offers for sendfile (server/zerocopy.py).
 ZEROCOPY = "http.response.zerocopysend"
 
 
@@ -58,12 +60,36 @@ async def get_content(key: str, request: Request, host: ContentDep) -> Response:
             "invalid_signature",
             "the content URL is invalid or has expired; fetch the generation again for a fresh one",
         )
+    preview = video_of_preview(key)
+    if preview is not None:
+        # A video stored before previews existed, or whose previews a crash cut short,
+        # gets them now; serve_blob answers 404 when the video itself is gone.
+        await ensure_preview(host.previews, *preview)
     return await serve_blob(
         request,
         host.storage,
         key,
         redirect=host.redirect,
         cache_control="private, max-age=3600",
+    )
+
+
+async def ensure_preview(previews: Previews, video_key: str, variant: PreviewVariant) -> str:
+    """The preview's key, made now when missing; a 404 when it cannot be (no video)."""
+    try:
+        key = await previews.ensure(video_key, variant)
+    except StorageUnavailable as exc:
+        raise _storage_unavailable() from exc
+    if key is None:
+        raise NotFound(f"the video's {variant} no longer exists", code="content_not_found")
+    return key
+
+
+def _storage_unavailable() -> Unavailable:
+    return Unavailable(
+        "the video store is unreachable; try again shortly",
+        code="storage_unavailable",
+        retry_after=STORAGE_RETRY_AFTER,
     )
 
 
@@ -100,11 +126,7 @@ async def serve_blob(
         except Unsatisfiable:
             return _unsatisfiable(info.size)
     except StorageUnavailable as exc:
-        raise Unavailable(
-            "the video store is unreachable; try again shortly",
-            code="storage_unavailable",
-            retry_after=STORAGE_RETRY_AFTER,
-        ) from exc
+        raise _storage_unavailable() from exc
     path = storage.local_path(key)
     if path is not None:
         return _LocalFile(path, byte_range, media_type=media, headers=headers)
@@ -161,7 +183,7 @@ async def _chunks(storage: BlobStorage, key: str, start: int, end: int) -> Async
 class _LocalFile(FileResponse):
     """The framework's file response, told exactly which range to send: our parsing
     decides, never its own. Where the server offers `http.response.zerocopysend` (ours,
-    `cli/zerocopy.py`) a GET's bytes go with `sendfile`, under the same head."""
+    `server/zerocopy.py`) a GET's bytes go with `sendfile`, under the same head."""
 
     def __init__(self, path: object, byte_range: ByteRange | None, **kwargs: object) -> None:
         super().__init__(path, **kwargs)  # type: ignore[arg-type]

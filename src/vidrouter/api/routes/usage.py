@@ -37,6 +37,9 @@ class UsageTotalOut(BaseModel):
     failed: int
     billed_seconds: float = Field(description="Seconds of video billed (completed only).")
     cost: Cost
+    cached: int = Field(
+        description="Of the completed, those answered by the cache (at no cost).", default=0
+    )
 
 
 class UsageItemOut(UsageTotalOut):
@@ -145,4 +148,5 @@ def _amounts(r: UsageRow | UsageTotal) -> dict[str, object]:
         "failed": r.failed,
         "billed_seconds": r.billed_seconds,
         "cost": {"amount": r.cost, "currency": CURRENCY},
+        "cached": r.cached,
     }

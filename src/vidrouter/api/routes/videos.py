@@ -8,27 +8,33 @@ Errors keep our shape, which is OpenAI's: `{"error": {"message", "type", "param"
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
+from vidrouter.api import openai_video_ops as ops
 from vidrouter.api import openai_videos_forms as forms
 from vidrouter.api import openai_videos_map as wire
 from vidrouter.api.body import parse_json
-from vidrouter.api.deps import CatalogDep, CurrentKey, GenerationsDep, StorageDep
-from vidrouter.api.routes.content import serve_blob
+from vidrouter.api.deps import (
+    CatalogDep,
+    ContentDep,
+    CurrentKey,
+    GenerationsDep,
+    IdempotencyKey,
+    PresenterDep,
+)
+from vidrouter.api.routes.content import ensure_preview, serve_blob
 from vidrouter.api.schemas import (
     ERRORS,
     ERRORS_CREATE,
     ERRORS_ID,
-    ControlsIn,
-    ControlsOut,
     Cost,
     ErrorOut,
 )
-from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound
+from vidrouter.domain.errors import Conflict, InvalidRequest, NotFound, RequestError
 from vidrouter.domain.generation import Generation, Status
 from vidrouter.usecases.generations import Generations
 
@@ -47,9 +53,10 @@ class VideoErrorOut(BaseModel):
     message: str
 
 
-class VideoOut(ControlsOut):
+# The controls are written in from their declaration (api/openapi.py).
+class VideoOut(BaseModel):
     """OpenAI's Video object; `id` is the generation id, shared with /v1/generations. The
-    controls (inherited) are vidrouter's extension, as on a Generation."""
+    controls are vidrouter's extension, as on a Generation."""
 
     id: str = Field(examples=["gen_7HqXb2cV9kLmN3pQrS4tUvW8"])
     object: Literal["video"] = "video"
@@ -59,12 +66,16 @@ class VideoOut(ControlsOut):
     created_at: int = Field(description="Unix seconds.")
     completed_at: int | None = Field(description="Unix seconds, once finished.")
     expires_at: int | None = Field(description="Always null: stored videos do not expire.")
-    seconds: str = Field(examples=["8"])
+    seconds: str = Field(
+        examples=["8"], description="Its length; an extension's is the whole video's."
+    )
     size: str = Field(examples=["1280x720"])
     error: VideoErrorOut | None = Field(
         description="Set when failed; code `canceled` for a canceled generation."
     )
-    remixed_from_video_id: None = None
+    remixed_from_video_id: str | None = Field(
+        description="The video it remixes (POST /v1/videos/{video_id}/remix), else null."
+    )
     prompt: str
     estimated_cost: Cost | None = Field(
         description="vidrouter's extension: requested seconds x the price it would be billed "
@@ -89,51 +100,28 @@ class VideoDeletedOut(BaseModel):
     deleted: Literal[True] = True
 
 
-class VideoCreateJson(ControlsIn):
-    """OpenAI's create request; the controls (inherited) are vidrouter's extension."""
-
-    model: str | None = Field(
-        default=None, description="Any id from GET /v1/models; default: the first listed model."
-    )
-    prompt: str
-    seconds: str | None = Field(default=None, examples=["4", "8", "12"])
-    size: str | None = Field(default=None, examples=["1280x720", "720x1280", "720x720"])
-    input_reference: dict[str, str] | None = Field(
-        default=None,
-        description='{"image_url": "<http(s) URL or data: URI of a PNG or JPEG>"}',
-    )
-
-
-def _create_request_body() -> dict[str, Any]:
-    """`openapi_extra` for POST /v1/videos: JSON and multipart (what the SDK sends)."""
-    form = VideoCreateJson.model_json_schema()
-    form = {
-        "type": "object",
-        "required": ["prompt"],
-        "properties": {
-            **{k: v for k, v in form["properties"].items() if k != "input_reference"},
-            "input_reference": {"type": "string", "format": "binary"},
-        },
+# The bodies' schemas follow from the create request's declaration, per model listed
+# (api/openapi_requests.py fills them in).
+_CREATE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {}}, "multipart/form-data": {"schema": {}}},
     }
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": VideoCreateJson.model_json_schema()},
-                "multipart/form-data": {"schema": form},
-            },
-        }
-    }
+}
 
 
 @router.post(
     "",
     response_model=None,
     responses={200: {"model": VideoOut}, 415: {"model": ErrorOut}, **ERRORS_CREATE},
-    openapi_extra=_create_request_body(),
+    openapi_extra=_CREATE_BODY,
 )
 async def create_video(
-    request: Request, generations: GenerationsDep, catalog: CatalogDep, key: CurrentKey
+    request: Request,
+    generations: GenerationsDep,
+    catalog: CatalogDep,
+    key: CurrentKey,
+    idempotency_key: IdempotencyKey,
 ) -> JSONResponse:
     """Create a video (JSON, or multipart/form-data with an `input_reference` file)."""
     req = await _video_request(request)
@@ -141,12 +129,21 @@ async def create_video(
     body = wire.create_body(
         req, catalog.listed() if req.model is None else [named] if named else []
     )
+    given = ops.with_characters(body, req.values.get("characters"))
     try:
         checked = generations.check(body)
     except InvalidRequest as exc:
-        raise wire.rename_error(exc, req) from None
-    g = await generations.create(key, checked)
+        raise _characters_named(wire.rename_error(exc, req), given) from None
+    try:
+        g = await generations.create(key, checked, idempotency_key=idempotency_key)
+    except (InvalidRequest, NotFound) as exc:  # a character that is not the account's
+        raise _characters_named(exc, given) from None
     return JSONResponse(wire.video_object(g))
+
+
+def _characters_named(exc: RequestError, given: int | None) -> RequestError:
+    """`exc` naming `characters[i]` where our rules named the reference it became."""
+    return ops.renamed(exc, ops.character_param(exc.param, given))
 
 
 @router.get("", response_model=None, responses={200: {"model": VideoListOut}, **ERRORS})
@@ -165,10 +162,11 @@ async def list_videos(
 
 @router.get("/{video_id}", response_model=None, responses={200: {"model": VideoOut}, **ERRORS_ID})
 async def retrieve_video(
-    video_id: str, generations: GenerationsDep, key: CurrentKey
-) -> JSONResponse:
+    video_id: str, generations: GenerationsDep, present: PresenterDep, key: CurrentKey
+) -> Response:
     g = await _owned(generations, key.account_id, video_id)
-    return JSONResponse(wire.video_object(g))
+    # The same bytes as the poll fast path's (api/fastpath.py).
+    return Response(present.video_json(g), media_type="application/json")
 
 
 @router.delete(
@@ -190,10 +188,14 @@ async def delete_video(video_id: str, generations: GenerationsDep, key: CurrentK
     response_model=None,
     responses={
         200: {
-            "description": "The MP4 (H.264). Authenticated, unlike the signed `video_url`.",
-            "content": {"video/mp4": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "The MP4 (H.264); with `variant=thumbnail` the poster (WebP), with "
+            "`variant=spritesheet` the sprite sheet (JPEG, 5 x 2 frames). Authenticated, "
+            "unlike the signed `video_url` and `thumbnail_url`.",
+            "content": {
+                media: {"schema": {"type": "string", "format": "binary"}}
+                for media in ("video/mp4", "image/webp", "image/jpeg")
+            },
         },
-        400: {"model": ErrorOut},
         409: {"model": ErrorOut, "description": "The video is not ready, or failed"},
         **ERRORS_ID,
     },
@@ -202,17 +204,11 @@ async def download_video_content(
     video_id: str,
     request: Request,
     generations: GenerationsDep,
-    storage: StorageDep,
+    host: ContentDep,
     key: CurrentKey,
     variant: Literal["video", "thumbnail", "spritesheet"] = "video",
 ) -> Response:
     g = await _owned(generations, key.account_id, video_id)
-    if variant != "video":
-        raise InvalidRequest(
-            f"variant {variant!r} is not available here; only variant=video (the MP4)",
-            code="variant_unsupported",
-            param="variant",
-        )
     if g.status is not Status.COMPLETED:
         # 409: the request is right, the video's state is not (yet); see docs/api.md.
         shown = wire.video_object(g)["status"]
@@ -228,7 +224,10 @@ async def download_video_content(
         )
     if g.video_key is None:
         raise NotFound("the video's content no longer exists", code="content_not_found")
-    return await serve_blob(request, storage, g.video_key, media_type="video/mp4")
+    if variant == "video":
+        return await serve_blob(request, host.storage, g.video_key, media_type="video/mp4")
+    preview = await ensure_preview(host.previews, g.video_key, variant)
+    return await serve_blob(request, host.storage, preview)
 
 
 async def _video_request(request: Request) -> wire.VideoRequest:

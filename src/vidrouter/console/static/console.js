@@ -7,7 +7,16 @@ const KEY_STORAGE = "vidrouter.apiKey";
 const POLL_MS = 500;
 const $ = (id) => document.getElementById(id);
 
-const state = { key: null, models: [], historyAfter: null, polling: null };
+const state = { key: null, models: [], historyAfter: null, polling: null, source: null };
+// What each type reads beyond the prompt (the inputs shown for it).
+const TYPES = {
+  "text-to-video": "Text to video",
+  "image-to-video": "Image to video (a first frame)",
+  "reference-to-video": "Reference images to video",
+  "video-to-video": "Video to video (re-render a source)",
+  "video-extend": "Extend a video",
+};
+const NEEDS_SOURCE = ["video-to-video", "video-extend"];
 
 class ApiError extends Error {
   constructor(status, error) {
@@ -74,7 +83,7 @@ async function useKey(key) {
   }
   sessionStorage.setItem(KEY_STORAGE, state.key);
   $("app").hidden = false;
-  await Promise.all([loadHistory(true), loadUsage()]).catch((err) => console.error(err));
+  await Promise.all([loadHistory(true), loadBatches(), loadUsage()]).catch((err) => console.error(err));
 }
 
 // Models and the pickers.
@@ -113,7 +122,67 @@ function onModelChange() {
   $("duration").replaceChildren(...durations.map((d) => el("option", { value: String(d), text: String(d) })));
   $("duration").value = String(model.default_duration);
   $("aspect-ratio").replaceChildren(...model.aspect_ratios.map((r) => el("option", { value: r, text: r })));
+  const types = (model.capabilities || [model.type]).filter((t) => TYPES[t]);
+  const previous = $("type").value;
+  $("type").replaceChildren(...types.map((t) => el("option", { value: t, text: TYPES[t] })));
+  if (types.includes(previous)) $("type").value = previous;
+  $("end-frame-row").hidden = !(model.supports || []).includes("end_image_url");
+  const most = ((model.limits || {}).references || {}).image;
+  $("references-limit").textContent = most ? `up to ${most}` : "";
+  onTypeChange();
+}
+
+function onTypeChange() {
+  const type = $("type").value;
+  $("image-inputs").hidden = type !== "image-to-video";
+  $("reference-inputs").hidden = type !== "reference-to-video";
+  $("source-inputs").hidden = !NEEDS_SOURCE.includes(type);
+  // An extension's duration is the seconds it adds; the result is the whole video.
+  document.querySelector('label[for="duration"]').textContent =
+    type === "video-extend" ? "Seconds added" : "Duration (s)";
+  if (NEEDS_SOURCE.includes(type)) loadSources().catch((err) => console.error(err));
   onPickChange();
+}
+
+// The completed generations of this account, as sources for an edit or an extension.
+async function loadSources() {
+  const page = await api("/v1/generations?limit=50&status=completed");
+  const chosen = state.source || $("source-generation").value;
+  $("source-generation").replaceChildren(
+    ...page.data.map((g) =>
+      el("option", { value: g.id, text: `${g.prompt.slice(0, 40)} · ${g.video_duration || g.duration} s · ${g.id}` }),
+    ),
+  );
+  if (chosen && page.data.some((g) => g.id === chosen)) $("source-generation").value = chosen;
+}
+
+const dataUrl = (file) =>
+  new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(new Error(`cannot read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+
+// The request's inputs for its type: images as data: URLs (kept by the server at accept),
+// the source as a generation of this account or a URL.
+async function inputsFor(type) {
+  const inputs = { type };
+  if (type === "image-to-video") {
+    const [first] = $("first-frame").files;
+    if (first) inputs.image_url = await dataUrl(first);
+    const [last] = $("end-frame").files;
+    if (last && !$("end-frame-row").hidden) inputs.end_image_url = await dataUrl(last);
+  } else if (type === "reference-to-video") {
+    const files = Array.from($("references").files);
+    inputs.references = await Promise.all(files.map(async (f) => ({ type: "image", url: await dataUrl(f) })));
+  } else if (NEEDS_SOURCE.includes(type)) {
+    const url = $("source-url").value.trim();
+    const id = $("source-generation").value;
+    if (url) inputs.video = { url };
+    else if (id) inputs.video = { generation_id: id };
+  }
+  return inputs;
 }
 
 function onPickChange() {
@@ -141,6 +210,7 @@ async function generate(event) {
   showMessage($("current-error"), "");
   $("current-cost").textContent = "";
   try {
+    Object.assign(body, await inputsFor($("type").value));
     const generation = await api("/v1/generations", {
       method: "POST",
       headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
@@ -192,7 +262,7 @@ function showGeneration(g, started = Date.now()) {
     video.src = g.video_url;
     video.hidden = false;
     video.play().catch(() => {});
-    $("current-cost").textContent = `Cost ${money(g.cost)} · ${g.duration} s · ${g.aspect_ratio} · via ${g.route}`;
+    $("current-cost").textContent = `Cost ${money(g.cost)} · ${g.type} · ${g.duration} s · ${g.aspect_ratio} · via ${g.route}`;
   }
   if (g.error) showMessage($("current-error"), `${g.error.code}: ${g.error.message}`);
 }
@@ -205,12 +275,17 @@ async function loadHistory(reset) {
   const page = await api(`/v1/generations?${params}`);
   const rows = page.data.map((g) =>
     el("tr", {},
+      el("td", {}, g.thumbnail_url ? poster(g) : ""),
       el("td", { text: when(g.created_at) }),
-      el("td", { text: g.model }),
+      el("td", {}, g.model, el("div", { className: "muted", text: g.type || "" })),
       el("td", { className: "prompt", title: g.prompt, text: g.prompt }),
-      el("td", { className: `status status-${g.status}`, text: g.status.replace("_", " ") }),
+      el("td", { className: `status status-${g.status}`, text: g.status.replace("_", " ") + (g.cached_from ? " (cached)" : "") }),
       el("td", { text: money(g.cost) }),
-      el("td", {}, g.video_url ? el("button", { type: "button", text: "Play", onclick: () => playFromHistory(g) }) : ""),
+      el("td", {}, ...(g.video_url ? [
+        el("button", { type: "button", text: "Play", onclick: () => playFromHistory(g) }), " ",
+        el("button", { type: "button", text: "Extend", onclick: () => useAsSource(g, "video-extend") }), " ",
+        el("button", { type: "button", text: "Re-render", onclick: () => useAsSource(g, "video-to-video") }),
+      ] : [])),
     ),
   );
   const tbody = $("history").tBodies[0];
@@ -220,11 +295,85 @@ async function loadHistory(reset) {
   $("more-history").hidden = !page.has_more;
 }
 
+// The poster (our content host's `thumbnail_url`): clicking it plays the video.
+function poster(g) {
+  return el("img", {
+    className: "poster", src: g.thumbnail_url, alt: "", loading: "lazy",
+    onclick: () => playFromHistory(g),
+  });
+}
+
+// A history row's video as the source of the next generation (same model when it can).
+async function useAsSource(g, type) {
+  if (!(currentModel().capabilities || []).includes(type)) {
+    const able = state.models.find((m) => m.id === g.model && (m.capabilities || []).includes(type))
+      || state.models.find((m) => (m.capabilities || []).includes(type));
+    if (!able) return;
+    $("model").value = able.id;
+    onModelChange();
+  }
+  $("type").value = type;
+  $("source-url").value = "";
+  state.source = g.id;
+  onTypeChange();
+  $("generate-section").scrollIntoView();
+}
+
 function playFromHistory(g) {
   const video = $("history-video");
+  video.poster = g.thumbnail_url || "";
   video.src = g.video_url;
   video.hidden = false;
   video.play().catch(() => {});
+}
+
+// Batches: each with its progress (lines done of all, failed, cost so far); results download
+// as JSONL (fetched with the key, so the link is a blob of this page).
+
+const BATCH_ENDED = ["completed", "failed", "canceled"];
+
+async function loadBatches() {
+  const page = await api("/v1/batches?limit=20");
+  const rows = page.data.map((b) => {
+    const done = b.counts.completed + b.counts.failed + b.counts.canceled;
+    const actions = el("td", {},
+      el("button", { type: "button", text: "Results", onclick: () => downloadResults(b.id) }));
+    if (!BATCH_ENDED.includes(b.status) && b.status !== "canceling") {
+      actions.append(" ", el("button", { type: "button", text: "Cancel", onclick: () => cancelBatch(b.id) }));
+    }
+    return el("tr", { "data-batch": b.id },
+      el("td", { text: when(b.created_at) }),
+      el("td", { className: "mono", text: b.id }),
+      el("td", { className: `status status-${b.status}`, text: b.status.replace("_", " ") + (b.error && b.error.code !== "canceled" ? ` (${b.error.code})` : "") }),
+      el("td", {}, el("progress", { max: String(b.total), value: String(done) }), ` ${done} / ${b.total}`),
+      el("td", { text: String(b.counts.failed) }),
+      el("td", { text: `${money(b.cost)} of ≈ ${money(b.estimated_total)}` }),
+      actions,
+    );
+  });
+  $("batches").tBodies[0].replaceChildren(...rows);
+}
+
+async function cancelBatch(id) {
+  try {
+    await api(`/v1/batches/${encodeURIComponent(id)}/cancel`, { method: "POST" });
+  } catch (err) {
+    showMessage($("batches-message"), `${err.code}: ${err.message}`);
+  }
+  await loadBatches();
+}
+
+async function downloadResults(id) {
+  const response = await fetch(`/v1/batches/${encodeURIComponent(id)}/results`, {
+    headers: { Authorization: `Bearer ${state.key}` },
+  });
+  if (!response.ok) {
+    showMessage($("batches-message"), `results of ${id}: HTTP ${response.status}`);
+    return;
+  }
+  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: `${id}.jsonl` });
+  link.click();
+  URL.revokeObjectURL(link.href);
 }
 
 // Usage: cost per UTC day over the last 30 days, drawn as SVG bars.
@@ -239,7 +388,7 @@ async function loadUsage() {
   const days = Array.from({ length: 30 }, (_, i) => day(new Date(from.getTime() + i * 86400000)));
   const total = usage.total;
   $("usage-total").textContent =
-    `${total.generations} generations (${total.completed} completed, ${total.failed} failed), ` +
+    `${total.generations} generations (${total.completed} completed, ${total.cached || 0} of them from the cache, ${total.failed} failed), ` +
     `${total.billed_seconds} s billed, ${money(total.cost)} in total.`;
   drawChart(days.map((d) => ({ day: d, cost: byDay.has(d) ? byDay.get(d).cost.amount : 0, count: byDay.has(d) ? byDay.get(d).generations : 0 })));
 }
@@ -292,9 +441,12 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("model").addEventListener("change", onModelChange);
   $("duration").addEventListener("change", onPickChange);
+  $("type").addEventListener("change", onTypeChange);
+  $("source-generation").addEventListener("change", () => { state.source = $("source-generation").value; });
   $("generate-form").addEventListener("submit", generate);
   $("refresh-history").addEventListener("click", () => loadHistory(true));
   $("more-history").addEventListener("click", () => loadHistory(false));
+  $("refresh-batches").addEventListener("click", () => loadBatches());
   const saved = sessionStorage.getItem(KEY_STORAGE);
   if (saved) {
     $("api-key").value = saved;

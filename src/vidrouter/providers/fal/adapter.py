@@ -23,27 +23,31 @@ already serves is a catalog edit (see docs/providers/fal.md):
     input.<field>      a fixed input sent as is, e.g. "input.cfg_scale" = 0.5
     field.<control>    the app's field for one of our controls, e.g. "field.end_image_url" =
                        "tail_image_url"; "values.<control>" respells values (controls_fields)
+
+References, edits and extensions go to the apps and fields named by the options `inputs.py`
+reads (`r2v_model`, `refs.image`, `source_field`, "<type>:<option>", ...).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import httpx
 
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.controls_fields import control_inputs, field_name
-from vidrouter.providers.fal import errors
+from vidrouter.providers.fal import errors, inputs
 from vidrouter.providers.images import decode_data_uri
 
 log = logging.getLogger(__name__)
 
 CREDENTIAL = "FAL_KEY"
 DEFAULT_BASE_URL = "https://queue.fal.run"
+DEFAULT_API_BASE_URL = "https://api.fal.ai"  # where fal describes its apps (`catalog`)
 REQUEST_ID_HEADER = errors.REQUEST_ID_HEADER
 NAMESPACES = ("workflows", "comfy")  # app ids with a namespace keep three path segments
 
@@ -62,7 +66,13 @@ class FalProvider:
         self._client = http.client_for(config, headers)
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
-        app, body, seconds = _input(request)
+        if request.type in inputs.TYPED:
+            app, typed = inputs.typed_request(request)
+            _, body, asked = _input(typed)
+            body.update(inputs.media_fields(typed))
+            seconds = inputs.billed_seconds(typed, asked)
+        else:
+            app, body, seconds = _input(request)
         params = {"fal_webhook": request.callback_url} if request.callback_url else None
         response = await self._send(
             "POST", f"/{app}", json=body, params=params, refine=errors.refine
@@ -263,4 +273,20 @@ def _gone(job: base.ProviderJob, exc: base.ProviderError) -> base.JobFailed:
     )
 
 
-__all__ = ["FalProvider"]
+async def _published(config: AdapterConfig, wanted: Sequence[str]) -> list[base.PublishedModel]:
+    # The catalog reader is built on this module's names, so it is imported when asked for.
+    from vidrouter.providers.fal import catalog
+
+    return await catalog.published(config, wanted)
+
+
+FACTORY = ProviderFactory(
+    "fal",
+    (CREDENTIAL,),
+    FalProvider,
+    DEFAULT_BASE_URL,
+    other_base_urls={"fal_api": DEFAULT_API_BASE_URL},
+    catalog_reader=_published,
+)
+
+__all__ = ["FACTORY", "FalProvider"]

@@ -11,9 +11,8 @@ import httpx
 
 from vidrouter.providers import base, http, openapi
 from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.fal.adapter import CREDENTIAL
+from vidrouter.providers.fal.adapter import CREDENTIAL, DEFAULT_API_BASE_URL
 
-DEFAULT_API_BASE_URL = "https://api.fal.ai"
 OUR_RATIOS = ("16:9", "9:16", "1:1")
 
 

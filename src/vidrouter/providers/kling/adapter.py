@@ -8,6 +8,8 @@ what went wrong more precisely than the HTTP status (a 429 may mean "out of cred
     POST /v1/videos/text2video | /v1/videos/image2video  -> data.task_id, data.task_status
     GET  /v1/videos/<kind>/<task_id or external_task_id> -> task_status, task_result.videos[]
 
+The other types go to `omni-video`, `multi-image2video` and `video-extend` (`inputs.py`).
+
 Our generation id is sent as `external_task_id`, which Kling keeps unique per account: a
 submit repeated after a lost answer is refused as a duplicate, and the adapter then finds
 the task it already created by that id. A submit after that task failed uses the id with a
@@ -17,6 +19,7 @@ suffix ("-2", "-3", ...) so that Kling starts a new task.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -26,10 +29,12 @@ from typing import Any, ClassVar
 import httpx
 
 from vidrouter.domain.generation import JobData
+from vidrouter.domain.inputs import IMAGE_TO_VIDEO, VIDEO_TO_VIDEO
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.controls_fields import control_inputs, field_name
 from vidrouter.providers.images import decode_data_uri
-from vidrouter.providers.kling import errors
+from vidrouter.providers.kling import errors, inputs
 
 DEFAULT_BASE_URL = "https://api-singapore.klingai.com"
 TOKEN_LIFETIME = 1800  # seconds, as in Kling's own example
@@ -38,20 +43,15 @@ TOKEN_REFRESH_MARGIN = 300  # sign a new token this long before the old one expi
 MAX_IMAGE_BYTES = 10 * 1024 * 1024  # Kling: "File size: <=10MB"
 MAX_SUBMITS = 8  # tasks per generation: external_task_id, then "-2", "-3"... after failures
 
-# Route options passed through to Kling when the catalog sets them (an operator's catalog;
-# the request's controls win over `mode`, `sound` and `negative_prompt`).
+# Route options passed through to Kling when the catalog sets them (`mode` is a route's
+# default tier; the request's controls win over `mode`, `sound` and `negative_prompt`).
 _PASSTHROUGH_OPTIONS = ("mode", "sound", "cfg_scale", "negative_prompt")
-# Our resolution -> Kling's `mode`: std renders 720p, pro 1080p on every model we route
-# (capability map of Kling's API reference, 2026-11-23). Without a resolution: pro, the
-# default of every Kling model in our catalog.
-MODES = {"720p": "std", "1080p": "pro"}
-DEFAULT_MODE = "pro"
-SINGLE_TIER = frozenset({"kling-v2-master", "kling-v2-1-master"})  # no `mode`: one tier
-SOUND_MODELS = frozenset({"kling-v2-6", "kling-v3"})  # the models that take `sound`
-# Models that take an end frame (`image_tail`) in pro mode only; kling-v2-6 only silent.
-TAIL_PRO_ONLY = frozenset(
-    {"kling-v1-5", "kling-v1-6", "kling-v2-1", "kling-v2-5-turbo", "kling-v2-6"}
-)
+# Kling's names and spellings for our controls. Whether a route takes one at all (a `mode`
+# per resolution, `sound`, an end frame) is its declaration in catalog/kling.toml, read
+# through the route's options ("field.resolution" = "mode", "values.resolution" =
+# "720p=std,1080p=pro", "field.generate_audio" = "sound"; providers/controls_fields.py).
+_FIELDS = {"negative_prompt": "negative_prompt", "end_image_url": "image_tail"}
+_VALUES = {"generate_audio": "true=on,false=off"}
 
 _STATES = {
     "submitted": base.JobState.QUEUED,
@@ -119,7 +119,10 @@ class KlingProvider:
     # --- the Provider protocol ---------------------------------------------------------------
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
-        kind = "image2video" if request.image_url else "text2video"
+        kind = inputs.kind_of(request)
+        if kind == inputs.EXTEND:  # no external_task_id on this endpoint
+            body = await self._call("POST", f"/v1/videos/{kind}", json=inputs.extend_body(request))
+            return self._job(body, {"kind": kind, "duration": inputs.EXTENSION_SECONDS})
         payload = _payload(request, kind)
         for attempt in range(1, MAX_SUBMITS + 1):
             external = request.generation_id + ("" if attempt == 1 else f"-{attempt}")
@@ -134,17 +137,18 @@ class KlingProvider:
                 body = await self._call("GET", f"/v1/videos/{kind}/{external}")
                 if _data(body).get("task_status") == "failed":
                     continue
-            task_id = _data(body).get("task_id")
-            if not isinstance(task_id, str) or not task_id:
-                raise base.MalformedResponse("Kling accepted the task but returned no task_id")
-            return base.ProviderJob(
-                id=task_id,
-                data={"kind": kind, "duration": request.duration, "external_task_id": external},
-                request_id=_request_id(body),
-            )
+            billed = inputs.billed_seconds(request)
+            return self._job(body, {"kind": kind, "duration": billed, "external_task_id": external})
         raise base.JobFailed(
             f"Kling failed {MAX_SUBMITS} tasks of generation {request.generation_id}"
         )
+
+    @staticmethod
+    def _job(body: dict[str, Any], data: JobData) -> base.ProviderJob:
+        task_id = _data(body).get("task_id")
+        if not isinstance(task_id, str) or not task_id:
+            raise base.MalformedResponse("Kling accepted the task but returned no task_id")
+        return base.ProviderJob(id=task_id, data=data, request_id=_request_id(body))
 
     async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
         body = await self._call("GET", f"/v1/videos/{_kind(job)}/{job.id}")
@@ -158,8 +162,9 @@ class KlingProvider:
             return base.ProviderStatus(state, error=errors.job_failure(message, _request_id(body)))
         if state is not base.JobState.SUCCEEDED:
             return base.ProviderStatus(state)
-        url, seconds = _first_video(data, job.id)
-        result: JobData = {**job.data, "video_url": url}
+        url, seconds, video_id = _first_video(data, job.id)
+        # The video's id is what an extension of it names (`video-extend`).
+        result: JobData = {**job.data, "video_url": url, "video_id": video_id}
         if seconds is not None:
             result["video_duration"] = seconds
         # Kling deducts units for the requested duration, not the delivered one (5.04 s).
@@ -216,7 +221,15 @@ def _payload(request: base.ProviderRequest, kind: str) -> dict[str, Any]:
     if kind == "image2video":
         assert request.image_url is not None
         payload["image"] = _image_field(request.image_url)
+    elif kind == inputs.OMNI:
+        payload.update(inputs.omni_fields(request, _image_field))
+        if request.type == VIDEO_TO_VIDEO:  # as long as the video edited
+            del payload["duration"]
+        if request.type not in (IMAGE_TO_VIDEO, VIDEO_TO_VIDEO):  # else the input's shape
+            payload["aspect_ratio"] = request.aspect_ratio
     else:
+        if kind == inputs.MULTI_IMAGE:
+            payload.update(inputs.multi_image_fields(request, _image_field))
         payload["aspect_ratio"] = request.aspect_ratio  # image2video follows the image
     if request.callback_url:
         payload["callback_url"] = request.callback_url
@@ -224,25 +237,15 @@ def _payload(request: base.ProviderRequest, kind: str) -> dict[str, Any]:
 
 
 def _controls(request: base.ProviderRequest) -> dict[str, Any]:
-    """The request's controls in Kling's fields: `mode`, `sound`, `negative_prompt`,
-    `image_tail` (Kling has no seed and no prompt rewriting)."""
-    controls, model = request.controls, request.model
-    fields: dict[str, Any] = {}
-    if model not in SINGLE_TIER:
-        mode = MODES.get(controls.resolution or "") or request.options.get("mode")
-        fields["mode"] = mode or DEFAULT_MODE
-    if model in SOUND_MODELS:
-        fields["sound"] = "on" if controls.generate_audio else "off"
-    if controls.negative_prompt is not None:
-        fields["negative_prompt"] = controls.negative_prompt
-    if controls.end_image_url is not None:
-        # Kling would refuse these with a bare 1201; refusing first says why (the catalog
-        # cannot declare a control allowed at one mode or sound setting only).
-        if model in TAIL_PRO_ONLY and fields.get("mode") != "pro":
-            raise base.InvalidInput(f"Kling takes an end frame on {model} at 1080p (pro) only")
-        if model == "kling-v2-6" and fields.get("sound") == "on":
-            raise base.InvalidInput("Kling takes an end frame on kling-v2-6 without sound only")
-        fields["image_tail"] = _image_field(controls.end_image_url)
+    """The request's controls in the fields its route declares (Kling has no seed and no
+    prompt rewriting). The router sends a route only what its catalog entry honours, so
+    an end frame Kling takes at one mode or sound setting only never reaches here."""
+    options, controls = request.options, request.controls
+    plain = dataclasses.replace(controls, end_image_url=None)  # sent as raw base64 below
+    fields = control_inputs(options, plain, _FIELDS, _VALUES)
+    tail = field_name(options, "end_image_url", _FIELDS)
+    if controls.end_image_url is not None and tail is not None:
+        fields[tail] = _image_field(controls.end_image_url)
     return fields
 
 
@@ -256,7 +259,7 @@ def _image_field(image_url: str) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]:
+def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None, str | None]:
     result = data.get("task_result")
     videos = result.get("videos") if isinstance(result, dict) else None
     first = videos[0] if isinstance(videos, list) and videos else None
@@ -267,7 +270,8 @@ def _first_video(data: dict[str, Any], task_id: str) -> tuple[str, float | None]
         seconds = float(raw) if isinstance(raw, str | int | float) else None
     except ValueError:
         seconds = None
-    return str(first["url"]), seconds
+    video_id = first.get("id")
+    return str(first["url"]), seconds, str(video_id) if isinstance(video_id, str | int) else None
 
 
 def _data(body: dict[str, Any]) -> dict[str, Any]:
@@ -284,7 +288,7 @@ def _request_id(body: dict[str, Any]) -> str | None:
 
 def _kind(job: base.ProviderJob) -> str:
     kind = job.data.get("kind")
-    return kind if kind in ("text2video", "image2video") else "text2video"
+    return kind if isinstance(kind, str) and kind in inputs.KINDS else "text2video"
 
 
 FACTORY = ProviderFactory(

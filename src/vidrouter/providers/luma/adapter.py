@@ -7,17 +7,20 @@ reports `queued`, `dreaming`, `completed` (video at `assets.video`) or `failed`
 `{"detail": "..."}`. Luma has no idempotency key, no progress figure and no error codes.
 
 Luma fetches keyframe images itself, so an image must be an http(s) URL: a `data:` URI is
-refused here as invalid input until images can be stored and signed on our side.
+refused here as invalid input until images can be stored and signed on our side. Edits
+(modify) and extensions: `inputs.py`.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any, ClassVar
 
 from vidrouter.providers import base, http
 from vidrouter.providers.config import ProviderFactory
-from vidrouter.providers.luma import errors
+from vidrouter.providers.controls_fields import offered_durations
+from vidrouter.providers.luma import errors, inputs
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +29,6 @@ DEFAULT_BASE_URL = "https://api.lumalabs.ai"
 CREATE_PATH = "/dream-machine/v1/generations/video"
 GENERATION_PATH = "/dream-machine/v1/generations/{id}"
 REQUEST_ID_HEADER = "x-request-id"  # unconfirmed: Luma documents no request-id header
-DURATIONS = (5, 9)  # seconds; sent as "5s" / "9s"
 DEFAULT_RESOLUTION = "720p"
 
 
@@ -38,11 +40,12 @@ class LumaProvider(http.BearerAdapter):
     poll_policy = base.PollPolicy.seconds(15, 5, 20, give_up=30 * 60)
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
-        body = _create_body(request)
+        modify = inputs.is_modify(request)
+        body = inputs.modify_body(request) if modify else _create_body(request)
         response = await http.send(
             self._client,
             "POST",
-            CREATE_PATH,
+            inputs.MODIFY_PATH if modify else CREATE_PATH,
             json=body,
             request_id_header=REQUEST_ID_HEADER,
             refine=errors.refine,
@@ -51,9 +54,11 @@ class LumaProvider(http.BearerAdapter):
         job_id = generation.get("id")
         if not isinstance(job_id, str) or not job_id:
             raise base.MalformedResponse("Luma answered the create without a generation id")
+        # Billed per pixel generated: a modify as long as its source, else the clip asked for.
+        seconds = request.source.seconds if modify and request.source else _seconds(request)
         return base.ProviderJob(
             id=job_id,
-            data={"model": request.model, "duration": _seconds(request.duration)},
+            data={"model": request.model, "duration": seconds},
             request_id=response.headers.get(REQUEST_ID_HEADER),
         )
 
@@ -131,9 +136,16 @@ def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
         "model": request.model,
         "prompt": request.prompt,
         "aspect_ratio": request.aspect_ratio,
-        "duration": f"{_seconds(request.duration)}s",
+        "duration": f"{_seconds(request)}s",
         "resolution": request.controls.resolution or DEFAULT_RESOLUTION,
     }
+    extension = inputs.extension_frames(request)
+    if extension is not None:  # the source's shape and resolution carry on
+        del body["aspect_ratio"], body["resolution"]
+        body["keyframes"] = extension
+        if request.callback_url is not None:
+            body["callback_url"] = request.callback_url
+        return body
     loop = request.options.get("loop")
     if isinstance(loop, bool):
         body["loop"] = loop
@@ -156,12 +168,16 @@ def _image_frame(url: str) -> dict[str, str]:
     return {"type": "image", "url": url}
 
 
-def _seconds(duration: float) -> int:
-    """The shortest duration Luma offers that is at least the one asked for."""
-    for seconds in DURATIONS:
-        if duration <= seconds:
+def _seconds(request: base.ProviderRequest) -> int:
+    """The shortest duration the route offers that is at least the one asked for (a route
+    declaring none: the duration asked, in whole seconds)."""
+    offered = offered_durations(request.options)  # the catalog's: sent as "5s" / "9s"
+    if not offered:
+        return math.ceil(request.duration)
+    for seconds in offered:
+        if request.duration <= seconds:
             return seconds
-    allowed = ", ".join(str(d) for d in DURATIONS)
+    allowed = ", ".join(str(d) for d in offered)
     raise base.InvalidInput(f"Luma generates only these durations (seconds): {allowed}")
 
 

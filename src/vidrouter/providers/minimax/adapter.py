@@ -10,6 +10,7 @@ fetched afresh for every download and never stored.
 Every answer carries `base_resp: {status_code, status_msg}`; MiniMax usually reports errors
 as HTTP 200 with a non-zero `status_code`, so each answer is checked for one. There is no
 cancel endpoint, no idempotency key, no progress figure. Images go inline as data URIs.
+A subject reference (S2V-01) is `inputs.py`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ import httpx
 from PIL import Image, UnidentifiedImageError
 
 from vidrouter.domain.generation import JobData
+from vidrouter.domain.inputs import REFERENCE_TO_VIDEO
 from vidrouter.providers import base, http
 from vidrouter.providers.config import ProviderFactory
+from vidrouter.providers.controls_fields import offered_durations
 from vidrouter.providers.images import decode_data_uri, load_image, to_data_uri
-from vidrouter.providers.minimax import errors
+from vidrouter.providers.minimax import errors, inputs
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +38,6 @@ CREATE_PATH = "/v1/video_generation"
 QUERY_PATH = "/v1/query/video_generation"
 RETRIEVE_PATH = "/v1/files/retrieve"
 REQUEST_ID_HEADER = errors.REQUEST_ID_HEADER
-DURATIONS = (6, 10)
 DEFAULT_RESOLUTION = "768P"
 # Our resolution -> MiniMax's (768P is MiniMax's own tier, 1366x768: not 720p).
 RESOLUTIONS = {"768p": "768P", "1080p": "1080P"}
@@ -58,6 +60,10 @@ class MinimaxProvider(http.BearerAdapter):
     poll_policy = base.PollPolicy.seconds(20, 10, 30, give_up=30 * 60)
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
+        if request.type == REFERENCE_TO_VIDEO:
+            subject = await inputs.subject_body(request, self._frame)
+            seconds, resolution = inputs.SUBJECT_SECONDS, inputs.SUBJECT_RESOLUTION
+            return await self._create(subject, {"duration": seconds, "resolution": resolution})
         body = _create_body(request)
         end_frame = request.controls.end_image_url  # MiniMax-Hailuo-02 only (the catalog's)
         if request.image_url is not None:
@@ -68,14 +74,14 @@ class MinimaxProvider(http.BearerAdapter):
             raise base.InvalidInput(
                 f"{request.model} only animates an image: image_url is required"
             )
+        data: JobData = {"duration": body["duration"], "resolution": body["resolution"]}
+        return await self._create(body, data)
+
+    async def _create(self, body: dict[str, Any], data: JobData) -> base.ProviderJob:
         response, answer = await self._call("POST", CREATE_PATH, json=body)
         task_id = answer.get("task_id")
         if not isinstance(task_id, str | int) or isinstance(task_id, bool) or task_id == "":
             raise base.MalformedResponse(f"POST {CREATE_PATH}: no task_id in the answer")
-        data: JobData = {
-            "duration": body["duration"],
-            "resolution": body["resolution"],
-        }
         return base.ProviderJob(str(task_id), data, response.headers.get(REQUEST_ID_HEADER))
 
     async def _frame(self, image_url: str) -> str:
@@ -170,10 +176,10 @@ _STATES = {
 
 def _create_body(request: base.ProviderRequest) -> dict[str, Any]:
     duration = int(request.duration)
-    if duration != request.duration or duration not in DURATIONS:
-        raise base.InvalidInput(
-            f"MiniMax makes videos of {' or '.join(map(str, DURATIONS))} seconds"
-        )
+    offered = offered_durations(request.options)  # the catalog's route options
+    if duration != request.duration or (offered and duration not in offered):
+        allowed = " or ".join(map(str, offered)) if offered else "whole"
+        raise base.InvalidInput(f"MiniMax makes videos of {allowed} seconds")
     controls = request.controls
     chosen = RESOLUTIONS.get(controls.resolution or "") or request.options.get("resolution")
     resolution = str(chosen or DEFAULT_RESOLUTION).upper()

@@ -20,6 +20,13 @@ the key as it is at that moment.
                                             progress, seconds, error {code, message}}
     GET  {base}/videos/{id}/content  the MP4
     DELETE {base}/videos/{id}        cancel (best effort)
+    POST {base}/videos/extensions    {prompt, seconds (the seconds added), video: {id}} ->
+                                     Video (its content: the source and the extension)
+
+Of OpenAI's other operations, an extension of a video this very route made is the one a
+route may list (`video-extend` with `extends_own_output = true` and the option
+`extension_returns = "whole"`): docs/providers/openai_videos.md says why edits, remixes and
+characters are not mapped.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import httpx
 from PIL import Image, ImageOps
 
 from vidrouter.domain.generation import JsonScalar
+from vidrouter.domain.inputs import VIDEO_EXTEND
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
@@ -124,6 +132,8 @@ class OpenAIVideosProvider:
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         upstream = Upstream.of(request.options)
         headers = {**self._auth(upstream), "X-Client-Request-Id": request.generation_id}
+        if request.type == VIDEO_EXTEND:
+            return await self._extend(request, upstream, headers)
         # The upstream format has no other control: a route declares none in `supports`.
         size = size_for(request.aspect_ratio, request.options, request.controls.resolution)
         fields = {
@@ -142,6 +152,31 @@ class OpenAIVideosProvider:
         return base.ProviderJob(
             video_id,
             data={**upstream.data(), "model": request.model, "size": size},
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        )
+
+    async def _extend(
+        self, request: base.ProviderRequest, upstream: Upstream, headers: dict[str, str]
+    ) -> base.ProviderJob:
+        """`POST /videos/extensions` of a video this route made, by its upstream id: the
+        answer is a new Video whose content is the whole video (source and extension)."""
+        made = request.source.job if request.source is not None else None
+        if made is None:
+            raise base.InvalidInput(f"{NAME} extends only the videos its own upstream made")
+        body = {
+            "prompt": request.prompt,
+            "seconds": seconds_for(request.duration),
+            "video": {"id": made.id},
+        }
+        response = await self._send(
+            upstream, "POST", "/videos/extensions", headers=headers, json=body
+        )
+        video_id = http.json_object(response).get("id")
+        if not isinstance(video_id, str) or not video_id:
+            raise base.MalformedResponse("POST /videos/extensions answered without a video id")
+        return base.ProviderJob(
+            video_id,
+            data={**upstream.data(), "model": request.model, "extends": made.id},
             request_id=response.headers.get(REQUEST_ID_HEADER),
         )
 

@@ -19,6 +19,8 @@ sent, for a model without that input): providers/controls_fields.py. Other route
 `image_as` ("first_frame", the default, or "reference"), `send_aspect_ratio` (default true),
 `provider_options` (a JSON object string passed through as `provider.options`) and, where a
 request carries no controls, `resolution` and `generate_audio`. No cancel endpoint exists.
+References, edits and extensions are `input_references` (`inputs.py`); an edit is as long
+as its source, the nearest of the route option `edit_durations`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import functools
 import json
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import quote
 
@@ -36,11 +38,12 @@ import httpx
 
 from vidrouter.domain.controls import Controls
 from vidrouter.domain.generation import JsonScalar
+from vidrouter.domain.inputs import VIDEO_TO_VIDEO
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig
-from vidrouter.providers.controls_fields import control_inputs, merge
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.controls_fields import control_inputs, listed, merge
 from vidrouter.providers.images import decode_data_uri, to_data_uri
-from vidrouter.providers.openrouter import errors
+from vidrouter.providers.openrouter import errors, inputs
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +148,11 @@ class OpenRouterProvider:
                 raise base.AccountRefused(
                     f'{NAME} route option image_as must be "first_frame" or "reference"'
                 )
+        if request.type in inputs.TYPED:
+            body["prompt"], typed = inputs.typed_fields(request)
+            body.update(typed)
+            if request.type == VIDEO_TO_VIDEO and request.source is not None:
+                body["duration"] = _edit_seconds(request.source.seconds, options)
         if request.callback_url:
             body["callback_url"] = request.callback_url
         passthrough = options.get("provider_options")
@@ -152,6 +160,14 @@ class OpenRouterProvider:
             body["provider"] = {"options": _json_object_option(passthrough)}
         # The end frame is a frame_images entry (above), never a field of its own.
         return merge(body, control_inputs(options, _without_end(request), FIELDS, VALUES))
+
+
+def _edit_seconds(seconds: float, options: Mapping[str, JsonScalar]) -> int:
+    """An edit is as long as its source, the nearest of the route's `edit_durations` option
+    ("4,5,...") where the model makes only some lengths."""
+    whole = max(1, round(seconds))
+    offered = [int(d) for d in listed(options, "edit_durations")]
+    return min(offered, key=lambda d: abs(d - whole)) if offered else whole
 
 
 def _image_part(url: str) -> dict[str, Any]:
@@ -236,4 +252,15 @@ def status_of(video: Mapping[str, Any], data: Mapping[str, JsonScalar]) -> base.
     return base.ProviderStatus(state, progress=percent)
 
 
-__all__ = ["OpenRouterProvider", "attribution_headers", "status_of"]
+async def _published(config: AdapterConfig, wanted: Sequence[str]) -> list[base.PublishedModel]:
+    # The catalog reader is built on this module's names, so it is imported when asked for.
+    from vidrouter.providers.openrouter import catalog
+
+    return await catalog.published(config, wanted)
+
+
+FACTORY = ProviderFactory(
+    NAME, (CREDENTIAL,), OpenRouterProvider, DEFAULT_BASE_URL, catalog_reader=_published
+)
+
+__all__ = ["FACTORY", "OpenRouterProvider", "attribution_headers", "status_of"]

@@ -1,14 +1,6 @@
 """Replicate (host): the adapter (`adapter`), its error codes (`errors`), what it publishes
-about its models (`catalog`) and its signed webhooks (`callbacks`). Import what you need from
-those modules; the package itself only names the factory."""
+about its models (`catalog`) and its signed webhooks (`callbacks`)."""
 
-from vidrouter.providers.config import ProviderFactory
-from vidrouter.providers.replicate import adapter, catalog
+from vidrouter.providers.replicate.adapter import FACTORY, ReplicateProvider
 
-FACTORY = ProviderFactory(
-    adapter.NAME,
-    (adapter.TOKEN_ENV,),
-    adapter.ReplicateProvider,
-    adapter.DEFAULT_BASE_URL,
-    catalog_reader=catalog.published,
-)
+__all__ = ["FACTORY", "ReplicateProvider"]

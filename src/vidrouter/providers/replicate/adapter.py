@@ -26,22 +26,24 @@ that take a size), `i2v_model` (the model used when an image is given), fixed in
 prefixed `i2v_` overrides its plain form when an image is given, and the model's field for
 each of our controls, `field.<control>` (`"field.end_image_url" = "last_frame"`, with
 `values.<control>` where the model spells a value differently: providers/controls_fields.py).
+An edit goes to the route's `v2v_model` with options of its own (`inputs.py`).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.providers import base, http
-from vidrouter.providers.config import AdapterConfig
+from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.controls_fields import control_inputs, field_name, pairs
 from vidrouter.providers.images import decode_data_uri
 from vidrouter.providers.replicate import errors
+from vidrouter.providers.replicate import inputs as inputs_module
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +59,8 @@ FILES_PATH = "/v1/files"
 SECRET_PATH = "/v1/webhooks/default/secret"
 # Replicate recommends data URIs only for files under 1 MB; larger images are uploaded first.
 DATA_URI_LIMIT = 1024 * 1024
-OUR_RATIOS = ("16:9", "9:16", "1:1")
+# The aspect ratios our catalog uses, in the order they are listed.
+OUR_RATIOS = ("16:9", "9:16", "1:1", "4:3", "3:4", "3:2", "2:3", "21:9", "9:21")
 
 Options = Mapping[str, JsonScalar]
 
@@ -85,7 +88,13 @@ class ReplicateProvider:
         self._client = http.client_for(config, {**self._auth, "Accept": "application/json"})
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
+        typed = request.type in inputs_module.TYPED
+        if typed:
+            request = inputs_module.typed_request(request)
         model, inputs = route_input(request)
+        if typed:
+            source_field, url = inputs_module.source_input(request)
+            inputs[source_field] = url
         if request.image_url is not None:
             field = route_field(request.options, "image_field", True, "image")
             if field is None:
@@ -307,4 +316,15 @@ def _progress(logs: object) -> int | None:
     return max(0, min(99, int(found[-1]))) if found else None
 
 
-__all__ = ["ReplicateProvider", "route_input"]
+async def _published(config: AdapterConfig, wanted: Sequence[str]) -> list[base.PublishedModel]:
+    # The catalog reader is built on this module's names, so it is imported when asked for.
+    from vidrouter.providers.replicate import catalog
+
+    return await catalog.published(config, wanted)
+
+
+FACTORY = ProviderFactory(
+    NAME, (TOKEN_ENV,), ReplicateProvider, DEFAULT_BASE_URL, catalog_reader=_published
+)
+
+__all__ = ["FACTORY", "ReplicateProvider", "route_input"]

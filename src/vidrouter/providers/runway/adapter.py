@@ -7,23 +7,25 @@
 Every request carries `Authorization: Bearer <RUNWAYML_API_SECRET>` and `X-Runway-Version`.
 Runway takes no idempotency key and no metadata, so the generation id is not sent anywhere: a
 submit whose answer was lost may leave an orphan task at Runway (it is billed if it runs).
+Video edits go to `/v1/video_to_video` (`inputs.py`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import quote
 
 import httpx
 
 from vidrouter.domain.generation import JobData
+from vidrouter.domain.inputs import VIDEO_TO_VIDEO
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
+from vidrouter.providers.controls_fields import TEXT_ASPECT_RATIOS, listed
 from vidrouter.providers.images import load_image, to_data_uri
-from vidrouter.providers.runway import errors
+from vidrouter.providers.runway import errors, inputs
 
 API_VERSION = "2024-11-06"
 DEFAULT_BASE_URL = "https://api.dev.runwayml.com"
@@ -32,22 +34,10 @@ REQUEST_ID_HEADER = "x-request-id"  # kept when Runway sends one
 MAX_PROMPT_UTF16 = 1000  # promptText, in UTF-16 code units
 MAX_DATA_URI_CHARS = 5 * 1024 * 1024  # promptImage as a data URI; https URLs are fetched by Runway
 
-# Our aspect ratios as Runway's output resolutions ("width:height" in pixels).
+# Our aspect ratios as Runway's output resolutions ("width:height" in pixels). Which of them a
+# model makes, and which only from an image, is the catalog's (`aspect_ratios`, route option
+# `text_aspect_ratios`); a model without text-to-video lacks it in its `capabilities`.
 RATIOS = {"16:9": "1280:720", "9:16": "720:1280", "1:1": "960:960"}
-
-
-@dataclass(frozen=True)
-class _Rules:
-    text_ratios: frozenset[str] | None  # None: the model has no text_to_video
-    image_ratios: frozenset[str]
-
-
-_ALL = frozenset(RATIOS)
-_MODELS: Mapping[str, _Rules] = {
-    "gen4.5": _Rules(text_ratios=frozenset({"16:9", "9:16"}), image_ratios=_ALL),
-    "gen4_turbo": _Rules(text_ratios=None, image_ratios=_ALL),
-}
-_UNKNOWN_MODEL = _Rules(text_ratios=_ALL, image_ratios=_ALL)  # left for Runway to judge
 
 
 class RunwayProvider:
@@ -64,7 +54,11 @@ class RunwayProvider:
     # --- submit -----------------------------------------------------------------------------
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
-        rules = _MODELS.get(request.model, _UNKNOWN_MODEL)
+        if request.type == VIDEO_TO_VIDEO:
+            _check_prompt(request.prompt)
+            edit = await inputs.edit_body(request)
+            edit.update(_route_extras(request.options))
+            return await self._create(inputs.PATH, edit, inputs.billed_seconds(request))
         ratio = RATIOS.get(request.aspect_ratio)
         if ratio is None:
             raise base.InvalidInput(f"Runway does not make {request.aspect_ratio} videos")
@@ -77,20 +71,12 @@ class RunwayProvider:
             "duration": duration,
         }
         if request.image_url:
-            if request.aspect_ratio not in rules.image_ratios:
-                raise base.InvalidInput(
-                    f"{request.model} does not make {request.aspect_ratio} videos"
-                )
             body["promptImage"] = await self._prompt_image(request.image_url)
             path = "/v1/image_to_video"
         else:
-            if rules.text_ratios is None:
-                raise base.InvalidInput(
-                    f"model {request.model} makes videos only from an image: image_url is required",
-                    provider_code="image_required",
-                )
-            if request.aspect_ratio not in rules.text_ratios:
-                allowed = ", ".join(sorted(rules.text_ratios))
+            text_ratios = listed(request.options, TEXT_ASPECT_RATIOS)
+            if text_ratios and request.aspect_ratio not in text_ratios:
+                allowed = ", ".join(sorted(text_ratios))
                 raise base.InvalidInput(
                     f"{request.model} makes {request.aspect_ratio} videos only from an image "
                     f"(without image_url: {allowed})",
@@ -102,6 +88,9 @@ class RunwayProvider:
         if request.controls.seed is not None:
             body["seed"] = request.controls.seed
         body.update(_route_extras(request.options))
+        return await self._create(path, body, duration)
+
+    async def _create(self, path: str, body: dict[str, Any], duration: int) -> base.ProviderJob:
         response = await self._send("POST", path, json=body)
         task_id = http.json_object(response).get("id")
         if not isinstance(task_id, str) or not task_id:

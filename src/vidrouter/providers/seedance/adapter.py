@@ -12,7 +12,8 @@ made and, on failure, `error: {code, message}`; `DELETE .../tasks/{id}` cancels 
 
 Ark has no idempotency key and no metadata field: the generation id travels in the
 `X-Client-Request-Id` tracing header only. Images are sent inline as base64 data URIs (Ark
-accepts URLs or data URIs), so Ark never has to reach an address a user chose.
+accepts URLs or data URIs), so Ark never has to reach an address a user chose. The 2.0
+series' references, edits and extensions are typed `content` items (`inputs.py`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from vidrouter.domain.generation import JobData
 from vidrouter.providers import base, http
 from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
-from vidrouter.providers.seedance import errors
+from vidrouter.providers.seedance import errors, inputs
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +42,6 @@ EXPIRES_AFTER_SECONDS = 3600
 # Route options passed through to the create body as they are (the controls are not here:
 # `resolution`, `seed` and `generate_audio` come from the request's controls).
 BODY_OPTIONS = ("camera_fixed", "service_tier", "watermark")
-# Ark's 1.0 models make no sound: `generate_audio` is for 1.5 Pro and the 2.0 series (Ark
-# ignores it elsewhere), so a silent model's `false` is left out of the body.
-SILENT_MODELS = ("seedance-1-0-",)
 
 
 class SeedanceProvider(http.BearerAdapter):
@@ -116,9 +114,13 @@ class SeedanceProvider(http.BearerAdapter):
 
     async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
         controls = request.controls
-        content: list[dict[str, Any]] = [{"type": "text", "text": request.prompt}]
+        typed = request.type in inputs.TYPED
+        if typed:
+            content = inputs.typed_content(request)
+        else:
+            content = [{"type": "text", "text": request.prompt}]
         frames = (("first_frame", request.image_url), ("last_frame", controls.end_image_url))
-        for role, url in frames:
+        for role, url in () if typed else frames:
             if url is not None:
                 data, mime = await load_image(url, allow_private=self._allow_private)
                 content.append(
@@ -132,7 +134,7 @@ class SeedanceProvider(http.BearerAdapter):
             "model": request.model,
             "content": content,
             "ratio": request.aspect_ratio,
-            "duration": _seconds(request.duration),
+            "duration": inputs.duration(request) if typed else _seconds(request.duration),
             "watermark": False,
             "execution_expires_after": EXPIRES_AFTER_SECONDS,
         }
@@ -143,8 +145,10 @@ class SeedanceProvider(http.BearerAdapter):
             body["resolution"] = controls.resolution
         if controls.seed is not None:
             body["seed"] = controls.seed
+        # Ark's silent models (1.0) take no `generate_audio`: their route does not list the
+        # switch (catalog `supports`), and their `false` is left out of the body.
         audio = controls.generate_audio
-        if audio or (audio is False and not request.model.startswith(SILENT_MODELS)):
+        if audio or (audio is False and "generate_audio" in request.supports):
             body["generate_audio"] = audio
         if request.callback_url is not None:
             body["callback_url"] = request.callback_url

@@ -21,7 +21,6 @@ idempotency key, no progress figure and no cancel for video operations.
 
 from __future__ import annotations
 
-import base64
 import functools
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -30,16 +29,16 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from vidrouter.domain.generation import JobData
+from vidrouter.domain.inputs import VIDEO_EXTEND
 from vidrouter.providers import base, http
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
-from vidrouter.providers.images import load_image
-from vidrouter.providers.veo import errors
+from vidrouter.providers.controls_fields import ASPECT_RATIOS, listed
+from vidrouter.providers.veo import errors, inputs
 
 CREDENTIAL = "GEMINI_API_KEY"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
 GOOGLE_HOST = "generativelanguage.googleapis.com"
-ASPECT_RATIOS = ("16:9", "9:16")
 
 
 class VeoProvider:
@@ -56,14 +55,19 @@ class VeoProvider:
     # --- submit ------------------------------------------------------------------------------
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
-        if request.aspect_ratio not in ASPECT_RATIOS:
-            raise base.InvalidInput(f"Veo takes aspect ratios {', '.join(ASPECT_RATIOS)} only")
+        shapes = listed(request.options, ASPECT_RATIOS)  # the catalog's route options
+        if shapes and request.aspect_ratio not in shapes:
+            raise base.InvalidInput(f"Veo takes aspect ratios {', '.join(shapes)} only")
         controls = request.controls
-        instance: dict[str, Any] = {"prompt": request.prompt}
+        typed = await inputs.typed_instance(request, allow_private=self._allow_private)
+        if request.type == VIDEO_EXTEND and typed is not None:
+            # An extension keeps the source's shape and adds a fixed 7 s at 720p.
+            return await self._create(request, typed, {"resolution": inputs.EXTENSION_RESOLUTION})
+        instance: dict[str, Any] = typed or {"prompt": request.prompt}
         frames = {"image": request.image_url, "lastFrame": controls.end_image_url}
         for field, url in frames.items():
             if url is not None:
-                instance[field] = await self._inline_image(url)
+                instance[field] = await inputs.inline_image(url, allow_private=self._allow_private)
         parameters: dict[str, Any] = {
             "aspectRatio": request.aspect_ratio,
             "durationSeconds": round(request.duration),
@@ -77,17 +81,21 @@ class VeoProvider:
             "personGeneration": request.options.get("person_generation"),
         }
         parameters.update({k: v for k, v in wired.items() if v is not None})
+        return await self._create(request, instance, parameters)
+
+    async def _create(
+        self, request: base.ProviderRequest, instance: dict[str, Any], parameters: dict[str, Any]
+    ) -> base.ProviderJob:
         body = {"instances": [instance], "parameters": parameters}
         path = f"/{API_VERSION}/models/{request.model}:predictLongRunning"
         response = await self._send("POST", path, json=body, submitting=True)
         name = http.json_object(response).get("name")
         if not isinstance(name, str) or "/operations/" not in name:
             raise base.MalformedResponse("predictLongRunning answered without an operation name")
-        return base.ProviderJob(id=name, data={"model": request.model})
-
-    async def _inline_image(self, url: str) -> dict[str, str]:
-        data, mime = await load_image(url, allow_private=self._allow_private)
-        return {"bytesBase64Encoded": base64.b64encode(data).decode("ascii"), "mimeType": mime}
+        data: JobData = {"model": request.model}
+        if request.type == VIDEO_EXTEND:
+            data["added_seconds"] = inputs.EXTENSION_SECONDS  # billed: the seconds it made
+        return base.ProviderJob(id=name, data=data)
 
     # --- poll --------------------------------------------------------------------------------
 
@@ -105,7 +113,12 @@ class VeoProvider:
         uri = _first_video_uri(result)
         if uri is not None:
             data: JobData = {**job.data, "video_uri": uri}
-            return base.ProviderStatus(base.JobState.SUCCEEDED, progress=100, data=data)
+            # An extension answers the whole video; Google bills the seconds it generated.
+            added = job.data.get("added_seconds")
+            billed = float(added) if isinstance(added, int | float) else None
+            return base.ProviderStatus(
+                base.JobState.SUCCEEDED, progress=100, billed_seconds=billed, data=data
+            )
         return base.ProviderStatus(base.JobState.FAILED, error=errors.empty_result_error(result))
 
     # --- result and cancel -------------------------------------------------------------------

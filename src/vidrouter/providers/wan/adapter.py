@@ -9,7 +9,7 @@
     errors   {"request_id", "code", "message"} with the HTTP status; a failed task carries
              output.code / output.message
 
-Two request shapes share that endpoint, chosen per route (`protocol` option, else by model):
+Two request shapes share that endpoint, chosen per route (catalog option `protocol`):
 - "legacy" (wan2.6 and earlier): text-to-video takes `parameters.size` ("1280*720"), the
   image-to-video model takes `input.img_url` (a URL or a base64 data URI) and
   `parameters.resolution` ("720P") and keeps the image's aspect ratio;
@@ -19,8 +19,11 @@ Two request shapes share that endpoint, chosen per route (`protocol` option, els
 The request's controls: resolution -> the tier ("720P"; legacy text-to-video sends the
 tier's `size` for the aspect ratio instead), negative_prompt -> `input.negative_prompt`,
 seed -> `parameters.seed`, enhance_prompt -> `parameters.prompt_extend`, generate_audio ->
-`parameters.audio` (wan2.6, the one version with the switch), end_image_url -> a
+`parameters.audio` (where the route lists the switch: wan2.6), end_image_url -> a
 `last_frame` media item (media shape).
+
+References, edits and extensions go to the models the route's `r2v_model`, `edit_model` and
+`extend_model` options name, or to wan2.1-vace-plus itself (`inputs.py`).
 
 Route options: `i2v_model` (the provider model used when an image is given), `protocol`,
 and, where the controls say nothing, `resolution` (the tier), `prompt_extend` and `audio`.
@@ -39,7 +42,7 @@ from vidrouter.domain.generation import JobData
 from vidrouter.providers import base, http
 from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
-from vidrouter.providers.wan import errors
+from vidrouter.providers.wan import errors, inputs
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +53,11 @@ TASK_PATH = "/api/v1/tasks/{task_id}"
 CANCEL_PATH = "/api/v1/tasks/{task_id}/cancel"
 DEFAULT_RESOLUTION = "720P"
 TIERS = {"480p": "480P", "720p": "720P", "1080p": "1080P"}  # ours -> DashScope's
-AUDIO_SWITCH_PREFIXES = ("wan2.6",)  # `parameters.audio`; the others always make sound
 MAX_SEED = 2_147_483_647  # DashScope's seed range is 0..2^31-1, narrower than ours
 MAX_NEGATIVE_PROMPT = 500
 
 LEGACY = "legacy"
 MEDIA = "media"
-_MEDIA_PREFIXES = ("wan2.7", "wan3")
 
 # Text-to-video `size` of the legacy protocol, per resolution tier and aspect ratio.
 SIZES: Mapping[str, Mapping[str, str]] = {
@@ -76,16 +77,20 @@ class WanProvider(http.BearerAdapter):
 
     async def submit(self, request: base.ProviderRequest) -> base.ProviderJob:
         model = request.model
-        if request.image_url is not None:
+        typed = request.type in inputs.TYPED
+        if typed:
+            model = inputs.typed_model(request)
+        elif request.image_url is not None:
             i2v_model = request.options.get("i2v_model")
             if isinstance(i2v_model, str) and i2v_model:
                 model = i2v_model
-        protocol = _protocol(model, request.options)
-        body = {
-            "model": model,
-            "input": await self._input(request, protocol),
-            "parameters": _parameters(request, protocol),
-        }
+        protocol = _protocol(request.options)  # the route's models share its shape
+        payload = await self._input(request, protocol)
+        params = _parameters(request, protocol)
+        if typed:
+            payload.update(inputs.typed_input(request, model))
+            params = inputs.typed_parameters(request, model, params)
+        body = {"model": model, "input": payload, "parameters": params}
         response = await self._send(
             "POST", CREATE_PATH, json=body, headers={"X-DashScope-Async": "enable"}
         )
@@ -191,11 +196,9 @@ _STATES: Mapping[str, base.JobState] = {
 # --- request translation ------------------------------------------------------------------
 
 
-def _protocol(model: str, options: Mapping[str, object]) -> str:
-    chosen = options.get("protocol")
-    if chosen in (LEGACY, MEDIA):
-        return str(chosen)
-    return MEDIA if model.startswith(_MEDIA_PREFIXES) else LEGACY
+def _protocol(options: Mapping[str, object]) -> str:
+    """The route's request shape (catalog option `protocol`): legacy unless it says media."""
+    return MEDIA if options.get("protocol") == MEDIA else LEGACY
 
 
 def _parameters(request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
@@ -221,7 +224,8 @@ def _parameters(request: base.ProviderRequest, protocol: str) -> dict[str, Any]:
         if controls.seed > MAX_SEED:
             raise base.InvalidInput(f"Wan takes a seed from 0 to {MAX_SEED}")
         params["seed"] = controls.seed
-    audio = controls.generate_audio if request.model.startswith(AUDIO_SWITCH_PREFIXES) else None
+    # Only a route with the switch (catalog `supports`) is sent one; the others always sound.
+    audio = controls.generate_audio if "generate_audio" in request.supports else None
     for flag, asked in (("prompt_extend", controls.enhance_prompt), ("audio", audio)):
         value = options.get(flag) if asked is None else asked
         if isinstance(value, bool):

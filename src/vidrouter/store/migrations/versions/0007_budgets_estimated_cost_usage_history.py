@@ -1,4 +1,4 @@
-"""Budgets (issue 13): a spend limit per key and per account, the estimated cost of a
+"""Budgets: a spend limit per key and per account, the estimated cost of a
 generation from its creation, and a deleted marker so that a deleted video's spend stays
 in the usage history and in the budgets.
 

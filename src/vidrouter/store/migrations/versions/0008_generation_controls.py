@@ -1,4 +1,4 @@
-"""Controls (issue 13): what a generation asked beyond the seed's fields, its model's
+"""Controls: what a generation asked beyond the seed's fields, its model's
 defaults filled in (domain/controls.py), as JSON; and its resolution in a column of its
 own, so that usage can be grouped by it.
 

@@ -1,0 +1,34 @@
+"""An index to find a waiting generation by its provider's job id, for providers whose
+webhooks are registered account-wide and name only their own job (PixVerse). Partial: only
+rows that still wait (terminal rows have no next_attempt_at).
+
+Revision ID: 0009
+Revises: 0008
+Create Date: 2026-11-27
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0009"
+down_revision = "0008"
+branch_labels = None
+depends_on = None
+
+WAITING = sa.text("next_attempt_at IS NOT NULL")
+
+
+def upgrade() -> None:
+    op.create_index(
+        "ix_generations_provider_job",
+        "generations",
+        ["provider_job_id"],
+        sqlite_where=WAITING,
+        postgresql_where=WAITING,
+    )
+
+
+def downgrade() -> None:
+    op.drop_index("ix_generations_provider_job", table_name="generations")
