@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from vidrouter.store.migrations import parts
 from vidrouter.store.types import JSONText, UTCDateTime
 
 revision = "0001"
@@ -76,13 +77,7 @@ def upgrade() -> None:
         sa.Column("lease_owner", sa.String(64), nullable=True),
         sa.Column("lease_until", UTCDateTime(), nullable=True),
     )
-    op.create_index(
-        "ix_generations_due",
-        "generations",
-        ["next_attempt_at"],
-        sqlite_where=sa.text("next_attempt_at IS NOT NULL"),
-        postgresql_where=sa.text("next_attempt_at IS NOT NULL"),
-    )
+    parts.create_due_index("generations")
     op.create_index(
         "ix_generations_account_created", "generations", ["account_id", "created_at", "id"]
     )
@@ -101,17 +96,9 @@ def upgrade() -> None:
         sa.Column("last_error", sa.Text, nullable=True),
         sa.Column("created_at", UTCDateTime(), nullable=False),
         sa.Column("delivered_at", UTCDateTime(), nullable=True),
-        sa.Column("next_attempt_at", UTCDateTime(), nullable=True),
-        sa.Column("lease_owner", sa.String(64), nullable=True),
-        sa.Column("lease_until", UTCDateTime(), nullable=True),
+        *parts.lease_columns(),
     )
-    op.create_index(
-        "ix_webhook_deliveries_due",
-        "webhook_deliveries",
-        ["next_attempt_at"],
-        sqlite_where=sa.text("next_attempt_at IS NOT NULL"),
-        postgresql_where=sa.text("next_attempt_at IS NOT NULL"),
-    )
+    parts.create_due_index("webhook_deliveries")
     op.create_index("ix_webhook_deliveries_generation", "webhook_deliveries", ["generation_id"])
     op.create_table(
         "service_values",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from vidrouter.store.migrations import parts
 from vidrouter.store.types import UTCDateTime
 
 revision = "0005"
@@ -25,8 +26,6 @@ branch_labels = None
 depends_on = None
 
 CHANNEL = "vidrouter_work"
-# Rows due within this much of now count as "due now" (the engine's own short retries).
-_SOON = "interval '200 milliseconds'"
 
 
 def upgrade() -> None:
@@ -51,22 +50,13 @@ def upgrade() -> None:
         """
     )
     for table in ("generations", "webhook_deliveries"):
-        op.execute(
-            f"""
-            CREATE TRIGGER {table}_due_notify
-            AFTER INSERT OR UPDATE OF next_attempt_at, lease_owner ON {table}
-            FOR EACH ROW
-            WHEN (NEW.next_attempt_at IS NOT NULL AND NEW.lease_owner IS NULL
-                  AND NEW.next_attempt_at <= (now() AT TIME ZONE 'UTC') + {_SOON})
-            EXECUTE FUNCTION vidrouter_notify_work()
-            """
-        )
+        parts.create_due_trigger(table)
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         for table in ("generations", "webhook_deliveries"):
-            op.execute(f"DROP TRIGGER IF EXISTS {table}_due_notify ON {table}")
+            parts.drop_due_trigger(table)
         op.execute("DROP FUNCTION IF EXISTS vidrouter_notify_work()")
     op.drop_index("ix_route_slots_route", table_name="route_slots")
     op.drop_table("route_slots")

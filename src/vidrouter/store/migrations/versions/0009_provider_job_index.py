@@ -9,15 +9,14 @@ Create Date: 2026-11-27
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from vidrouter.store.migrations import parts
 
 revision = "0009"
 down_revision = "0008"
 branch_labels = None
 depends_on = None
-
-WAITING = sa.text("next_attempt_at IS NOT NULL")
 
 
 def upgrade() -> None:
@@ -25,8 +24,8 @@ def upgrade() -> None:
         "ix_generations_provider_job",
         "generations",
         ["provider_job_id"],
-        sqlite_where=WAITING,
-        postgresql_where=WAITING,
+        sqlite_where=parts.WAITING,
+        postgresql_where=parts.WAITING,
     )
 
 

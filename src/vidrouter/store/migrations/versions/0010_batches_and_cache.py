@@ -18,6 +18,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from vidrouter.store.migrations import parts
 from vidrouter.store.types import JSONText, UTCDateTime
 
 revision = "0010"
@@ -42,17 +43,9 @@ def upgrade() -> None:
         sa.Column("created_at", UTCDateTime(), nullable=False),
         sa.Column("updated_at", UTCDateTime(), nullable=False),
         sa.Column("completed_at", UTCDateTime(), nullable=True),
-        sa.Column("next_attempt_at", UTCDateTime(), nullable=True),
-        sa.Column("lease_owner", sa.String(64), nullable=True),
-        sa.Column("lease_until", UTCDateTime(), nullable=True),
+        *parts.lease_columns(),
     )
-    op.create_index(
-        "ix_batches_due",
-        "batches",
-        ["next_attempt_at"],
-        sqlite_where=sa.text("next_attempt_at IS NOT NULL"),
-        postgresql_where=sa.text("next_attempt_at IS NOT NULL"),
-    )
+    parts.create_due_index("batches")
     op.create_index("ix_batches_account_created", "batches", ["account_id", "created_at", "id"])
     op.create_table(
         "batch_lines",
@@ -66,16 +59,7 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name == "postgresql":
         # A batch due now wakes idle workers on every node, as generations do (0005).
-        op.execute(
-            """
-            CREATE TRIGGER batches_due_notify
-            AFTER INSERT OR UPDATE OF next_attempt_at, lease_owner ON batches
-            FOR EACH ROW
-            WHEN (NEW.next_attempt_at IS NOT NULL AND NEW.lease_owner IS NULL
-                  AND NEW.next_attempt_at <= (now() AT TIME ZONE 'UTC') + interval '200 milliseconds')
-            EXECUTE FUNCTION vidrouter_notify_work()
-            """
-        )
+        parts.create_due_trigger("batches")
     with op.batch_alter_table("generations") as batch:
         batch.add_column(sa.Column("batch_id", sa.String(64), nullable=True))
         batch.add_column(sa.Column("cache_key", sa.String(64), nullable=True))
@@ -106,7 +90,7 @@ def downgrade() -> None:
         batch.drop_column("batch_id")
     op.drop_table("batch_lines")
     if op.get_bind().dialect.name == "postgresql":
-        op.execute("DROP TRIGGER IF EXISTS batches_due_notify ON batches")
+        parts.drop_due_trigger("batches")
     op.drop_index("ix_batches_account_created", "batches")
     op.drop_index("ix_batches_due", "batches")
     op.drop_table("batches")
