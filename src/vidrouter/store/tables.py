@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -20,6 +22,26 @@ from sqlalchemy import (
 from vidrouter.store.types import JSONText, UTCDateTime
 
 metadata = MetaData()
+
+# Rows of leased work (store/leases.py) still waiting: terminal rows have no next_attempt_at.
+_WAITING = text("next_attempt_at IS NOT NULL")
+
+
+def _lease_columns() -> tuple[Column[Any], ...]:
+    """When a row of leased work is due next, and which process holds it until when."""
+    return (
+        Column("next_attempt_at", UTCDateTime(), nullable=True),
+        Column("lease_owner", String(64), nullable=True),
+        Column("lease_until", UTCDateTime(), nullable=True),
+    )
+
+
+def _due_index(table: str) -> Index:
+    """Work is found through this partial index only."""
+    return Index(
+        f"ix_{table}_due", "next_attempt_at", sqlite_where=_WAITING, postgresql_where=_WAITING
+    )
+
 
 accounts = Table(
     "accounts",
@@ -118,13 +140,7 @@ generations = Table(
     # shares (migration 0010).
     Column("cache_key", String(64), nullable=True),
     Column("cached_from", String(64), nullable=True),
-    # Work is found through this partial index only: terminal rows have no next_attempt_at.
-    Index(
-        "ix_generations_due",
-        "next_attempt_at",
-        sqlite_where=text("next_attempt_at IS NOT NULL"),
-        postgresql_where=text("next_attempt_at IS NOT NULL"),
-    ),
+    _due_index("generations"),
     Index("ix_generations_account_created", "account_id", "created_at", "id"),
     Index("ix_generations_batch", "batch_id"),
     Index("ix_generations_cache_key", "cache_key", "completed_at"),
@@ -134,8 +150,8 @@ generations = Table(
     Index(
         "ix_generations_provider_job",
         "provider_job_id",
-        sqlite_where=text("next_attempt_at IS NOT NULL"),
-        postgresql_where=text("next_attempt_at IS NOT NULL"),
+        sqlite_where=_WAITING,
+        postgresql_where=_WAITING,
     ),
 )
 
@@ -157,15 +173,8 @@ webhook_deliveries = Table(
     Column("last_error", Text, nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
     Column("delivered_at", UTCDateTime(), nullable=True),
-    Column("next_attempt_at", UTCDateTime(), nullable=True),
-    Column("lease_owner", String(64), nullable=True),
-    Column("lease_until", UTCDateTime(), nullable=True),
-    Index(
-        "ix_webhook_deliveries_due",
-        "next_attempt_at",
-        sqlite_where=text("next_attempt_at IS NOT NULL"),
-        postgresql_where=text("next_attempt_at IS NOT NULL"),
-    ),
+    *_lease_columns(),
+    _due_index("webhook_deliveries"),
     Index("ix_webhook_deliveries_generation", "generation_id"),
 )
 
@@ -264,15 +273,8 @@ batches = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
     Column("completed_at", UTCDateTime(), nullable=True),
-    Column("next_attempt_at", UTCDateTime(), nullable=True),
-    Column("lease_owner", String(64), nullable=True),
-    Column("lease_until", UTCDateTime(), nullable=True),
-    Index(
-        "ix_batches_due",
-        "next_attempt_at",
-        sqlite_where=text("next_attempt_at IS NOT NULL"),
-        postgresql_where=text("next_attempt_at IS NOT NULL"),
-    ),
+    *_lease_columns(),
+    _due_index("batches"),
     Index("ix_batches_account_created", "account_id", "created_at", "id"),
 )
 
