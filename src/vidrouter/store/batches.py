@@ -73,6 +73,7 @@ class LineResult:
 class BatchStore(LeasedRows[Batch]):
     def __init__(self, db: Database) -> None:
         super().__init__(db, t, batch_from_row)
+        self._listing = pages.Listing(db, t, batch_from_row)
 
     async def insert(self, batch: Batch, lines: Sequence[BatchLine]) -> None:
         """The batch and all its lines in one transaction: all or nothing."""
@@ -96,15 +97,8 @@ class BatchStore(LeasedRows[Batch]):
     async def page(self, account_id: str, *, limit: int, after: str | None) -> BatchPage:
         """Newest first; `after` is the id of the last batch of the previous page."""
         query = select(t).where(t.c.account_id == account_id)
-        async with self._db.read() as conn:
-            if after is not None:
-                past = await pages.beyond(conn, t, account_id, after, oldest_first=False)
-                if past is None:
-                    return BatchPage([], False)
-                query = query.where(past)
-            query = pages.ordered(query, t, oldest_first=False).limit(limit + 1)
-            rows = (await conn.execute(query)).all()
-        return BatchPage([batch_from_row(r) for r in rows[:limit]], len(rows) > limit)
+        data, has_more = await self._listing.page(query, account_id, limit=limit, after=after)
+        return BatchPage(data, has_more)
 
     async def progress(self, batch_id: str) -> Progress:
         async with self._db.read() as conn:

@@ -51,6 +51,7 @@ class GenerationStore(LeasedRows[Generation]):
         self, db: Database, *, cache_size: int = 20_000, display_seconds: float = 0.0
     ) -> None:
         super().__init__(db, t, generation_from_row)
+        self._listing = pages.Listing(db, t, generation_from_row)
         # Terminal generations never change again, so they are kept in memory once read:
         # clients poll finished generations far more than anything else.
         self._finished: OrderedDict[str, Generation] = OrderedDict()
@@ -212,17 +213,10 @@ class GenerationStore(LeasedRows[Generation]):
             query = query.where(t.c.status == status)
         if model is not None:
             query = query.where(t.c.model == model)
-        async with self._db.read() as conn:
-            if after is not None:
-                past = await pages.beyond(conn, t, account_id, after, oldest_first=oldest_first)
-                if past is None:
-                    return ListPage([], False)
-                query = query.where(past)
-            query = pages.ordered(query, t, oldest_first=oldest_first)
-            query = query.limit(limit + 1)
-            rows = (await conn.execute(query)).all()
-        items = [generation_from_row(r) for r in rows[:limit]]
-        return ListPage(items, len(rows) > limit)
+        data, has_more = await self._listing.page(
+            query, account_id, limit=limit, after=after, oldest_first=oldest_first
+        )
+        return ListPage(data, has_more)
 
     # --- the engine's side ------------------------------------------------------------------
 
