@@ -23,6 +23,7 @@ from vidrouter.store.database import Database
 from vidrouter.store.deliveries import Delivery, insert_delivery
 from vidrouter.store.generations import InsertGuard
 from vidrouter.store.leases import LeasedRows
+from vidrouter.store.records import from_row
 from vidrouter.store.tables import batch_lines as lines_t
 from vidrouter.store.tables import batches as t
 from vidrouter.store.tables import generations as gen_t
@@ -330,22 +331,8 @@ def _columns(b: Batch) -> dict[str, Any]:
 def batch_from_row(row: Row[Any]) -> Batch:
     m = row._mapping
     error = GenerationError(m["error_code"], m["error_message"] or "") if m["error_code"] else None
-    return Batch(
-        id=m["id"],
-        account_id=m["account_id"],
-        api_key_id=m["api_key_id"],
-        status=BatchStatus(m["status"]),
-        total=m["total"],
-        estimated_total=m["estimated_total"],
-        webhook_url=m["webhook_url"],
-        metadata=m["metadata"] or {},
-        error=error,
-        created_at=m["created_at"],
-        updated_at=m["updated_at"],
-        completed_at=m["completed_at"],
-        next_attempt_at=m["next_attempt_at"],
-        lease_owner=m["lease_owner"],
-        lease_until=m["lease_until"],
+    return from_row(
+        Batch, m, status=BatchStatus(m["status"]), metadata=m["metadata"] or {}, error=error
     )
 
 

@@ -10,6 +10,7 @@ from sqlalchemy import Row, delete, insert, select
 
 from vidrouter.domain import ids
 from vidrouter.store.database import Database
+from vidrouter.store.records import from_row
 from vidrouter.store.tables import characters as t
 
 
@@ -54,12 +55,4 @@ class CharacterStore:
 
 def _character(row: Row[tuple[object, ...]]) -> Character:
     m = row._mapping
-    return Character(
-        id=m["id"],
-        account_id=m["account_id"],
-        name=m["name"],
-        video_key=m["video_key"],
-        image_key=m["image_key"],
-        seconds=float(m["seconds"]),
-        created_at=m["created_at"],
-    )
+    return from_row(Character, m, seconds=float(m["seconds"]))
