@@ -10,17 +10,7 @@ from typing import Annotated
 
 import typer
 
-from vidrouter.cli.remote import (
-    DEFAULT,
-    DEFAULT_TIMEOUT,
-    ApiKey,
-    BaseUrl,
-    Json,
-    Timeout,
-    ask,
-    out,
-    shown,
-)
+from vidrouter.cli.remote import Server, out, shown, with_server
 from vidrouter.client import Character
 
 app = typer.Typer(help="Keep, read and delete the account's characters.", no_args_is_help=True)
@@ -29,63 +19,32 @@ CharacterId = Annotated[str, typer.Argument(help="The character's id (char_...).
 
 
 @app.command("create")
+@with_server
 def create(
     name: Annotated[str, typer.Argument(help="Its name.")],
     clip: Annotated[
         Path, typer.Argument(help="Its clip: a local MP4.", exists=True, dir_okay=False)
     ],
-    api_key: ApiKey = None,
-    base_url: BaseUrl = DEFAULT,
-    as_json: Json = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
+    server: Server,
 ) -> None:
     """Keep a character: a name and a short clip of it."""
-    made = ask(
-        lambda api: api.create_character(name, clip),
-        api_key,
-        base_url,
-        timeout=timeout,
-        as_json=as_json,
-    )
-    _show(made, as_json)
+    made = server.ask(lambda api: api.create_character(name, clip))
+    _show(made, server.as_json)
 
 
 @app.command("get")
-def get(
-    character_id: CharacterId,
-    api_key: ApiKey = None,
-    base_url: BaseUrl = DEFAULT,
-    as_json: Json = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-) -> None:
+@with_server
+def get(character_id: CharacterId, server: Server) -> None:
     """A character of the account."""
-    found = ask(
-        lambda api: api.character(character_id),
-        api_key,
-        base_url,
-        timeout=timeout,
-        as_json=as_json,
-    )
-    _show(found, as_json)
+    _show(server.ask(lambda api: api.character(character_id)), server.as_json)
 
 
 @app.command("delete")
-def delete(
-    character_id: CharacterId,
-    api_key: ApiKey = None,
-    base_url: BaseUrl = DEFAULT,
-    as_json: Json = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-) -> None:
+@with_server
+def delete(character_id: CharacterId, server: Server) -> None:
     """Delete a character; generations that named it keep their copy."""
-    ask(
-        lambda api: api.delete_character(character_id),
-        api_key,
-        base_url,
-        timeout=timeout,
-        as_json=as_json,
-    )
-    if as_json:
+    server.ask(lambda api: api.delete_character(character_id))
+    if server.as_json:
         typer.echo(json.dumps({"id": character_id, "deleted": True}))
     else:
         out.print(f"deleted {shown(character_id, 80)}", highlight=False)

@@ -25,19 +25,7 @@ import click
 import typer
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from vidrouter.cli.remote import (
-    DEFAULT,
-    DEFAULT_TIMEOUT,
-    ApiKey,
-    BaseUrl,
-    Json,
-    Timeout,
-    client,
-    err,
-    fail,
-    money,
-    shown,
-)
+from vidrouter.cli.remote import Server, err, fail, money, shown, with_server
 from vidrouter.client import Client, ClientError, Generation
 from vidrouter.client.images import image_url
 from vidrouter.client.types import CreateControls
@@ -81,6 +69,7 @@ class OnInterrupt(StrEnum):
     leave = "leave"
 
 
+@with_server
 def generate(
     prompt: Annotated[str, typer.Argument(help="What the video shows.")],
     model: Annotated[
@@ -155,10 +144,8 @@ def generate(
         OnInterrupt,
         typer.Option(help="Ctrl-C: ask (when there is a terminal, else leave), cancel, or leave."),
     ] = OnInterrupt.ask,
-    api_key: ApiKey = None,
-    base_url: BaseUrl = DEFAULT,
-    as_json: Json = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
+    *,
+    server: Server,
 ) -> None:
     """Generate a video on a running server, watch it progress, and download it. The
     controls a model takes are in `vidrouter models` (resolutions, supports)."""
@@ -173,7 +160,7 @@ def generate(
     controls = cast(CreateControls, {k: v for k, v in asked.items() if v is not None})
     inputs = _inputs(reference or [], video, extend)
     with (
-        client(api_key, base_url, poll_interval=0.5, timeout=timeout) as api,
+        server.client(poll_interval=0.5) as api,
         _InterruptsHeld() as interrupts,
     ):
         try:
@@ -194,11 +181,11 @@ def generate(
                 highlight=False,
             )
             try:
-                final = _watch(api, first, interrupts, quiet=as_json)
+                final = _watch(api, first, interrupts, quiet=server.as_json)
             except KeyboardInterrupt:
                 _interrupted(api, first, on_interrupt, interrupts)
             if final.status != "completed":
-                _report_failure(final, as_json)
+                _report_failure(final, server.as_json)
             try:
                 with interrupts.released():
                     path = api.download(final.id, output or default_output(final.id))
@@ -209,9 +196,9 @@ def generate(
                 )
                 raise typer.Exit(INTERRUPTED) from None
         except ClientError as exc:
-            fail(exc, as_json=as_json)
+            fail(exc, as_json=server.as_json)
     cost = money(final.cost.amount, final.cost.currency) if final.cost else "-"
-    if as_json:
+    if server.as_json:
         typer.echo(json.dumps({**final.model_dump(mode="json"), "output": str(path)}))
     err.print(
         f"Saved [bold]{shown(str(path))}[/] ({shown(final.id)}, cost {shown(cost)})",

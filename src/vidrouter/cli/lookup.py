@@ -8,30 +8,15 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
-from vidrouter.cli.remote import (
-    DEFAULT,
-    DEFAULT_TIMEOUT,
-    ApiKey,
-    BaseUrl,
-    Json,
-    Timeout,
-    ask,
-    money,
-    out,
-    shown,
-)
+from vidrouter.cli.remote import Server, money, out, shown, with_server
 from vidrouter.client import Generation
 
 
-def models(
-    api_key: ApiKey = None,
-    base_url: BaseUrl = DEFAULT,
-    as_json: Json = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
-) -> None:
+@with_server
+def models(server: Server) -> None:
     """The models of a running server, with their limits and prices."""
-    listed = ask(lambda api: api.models(), api_key, base_url, timeout=timeout, as_json=as_json)
-    if as_json:
+    listed = server.ask(lambda api: api.models())
+    if server.as_json:
         for model in listed:
             typer.echo(model.model_dump_json())
         return
@@ -65,18 +50,14 @@ def models(
     out.print(table)
 
 
+@with_server
 def status(
     generation_id: Annotated[str, typer.Argument(help="The generation's id (gen_...).")],
-    api_key: ApiKey = None,
-    base_url: BaseUrl = DEFAULT,
-    as_json: Json = False,
-    timeout: Timeout = DEFAULT_TIMEOUT,
+    server: Server,
 ) -> None:
     """Where a generation is: status, progress, cost, video URL or error."""
-    generation = ask(
-        lambda api: api.get(generation_id), api_key, base_url, timeout=timeout, as_json=as_json
-    )
-    if as_json:
+    generation = server.ask(lambda api: api.get(generation_id))
+    if server.as_json:
         typer.echo(generation.model_dump_json())
         return
     out.print(describe(generation))

@@ -3,9 +3,12 @@ and how an error is shown."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from collections.abc import Callable
-from typing import Annotated, NoReturn, TypeVar
+from dataclasses import dataclass, fields
+from typing import Annotated, Any, NoReturn, TypeVar, get_type_hints
 
 import typer
 from rich.console import Console
@@ -67,20 +70,54 @@ def client(
     return Client(api_key, base_url=base_url, poll_interval=poll_interval, timeout=timeout)
 
 
-def ask(
-    call: Callable[[Client], T],
-    api_key: str | None,
-    base_url: str,
-    *,
-    timeout: float,
-    as_json: bool,
-) -> T:
-    """One request to the server, `call(client)`'s answer; a failed one shown and exit 1."""
-    with client(api_key, base_url, timeout=timeout) as api:
-        try:
-            return call(api)
-        except ClientError as exc:
-            fail(exc, as_json=as_json)
+@dataclass(frozen=True)
+class Server:
+    """The running server a command talks to, as its options name it: the options every
+    such command takes, declared once (`with_server` gives a command them)."""
+
+    api_key: ApiKey = None
+    base_url: BaseUrl = DEFAULT
+    as_json: Json = False
+    timeout: Timeout = DEFAULT_TIMEOUT
+
+    def client(self, *, poll_interval: float = 1.0) -> Client:
+        return client(
+            self.api_key, self.base_url, poll_interval=poll_interval, timeout=self.timeout
+        )
+
+    def ask(self, call: Callable[[Client], T]) -> T:
+        """One request to the server, `call(client)`'s answer; a failed one shown and exit 1."""
+        with self.client() as api:
+            try:
+                return call(api)
+            except ClientError as exc:
+                fail(exc, as_json=self.as_json)
+
+
+def with_server(command: Callable[..., None]) -> Callable[..., None]:
+    """`command` as typer reads it: its `server: Server` parameter becomes `Server`'s fields,
+    options after its own (typer reads a command's options off its signature, and has no
+    other way to give many commands the same ones)."""
+    hints = get_type_hints(Server, include_extras=True)
+    options = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
+        )
+        for f in fields(Server)
+    ]
+    own = inspect.signature(command, eval_str=True).parameters
+    if "server" not in own:
+        raise TypeError(f"{command.__name__} takes no `server: Server`")
+    parameters = [p for name, p in own.items() if name != "server"] + options
+
+    @functools.wraps(command)
+    def run(**given: Any) -> None:
+        server = Server(**{o.name: given.pop(o.name) for o in options})
+        command(**given, server=server)
+
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    return run
 
 
 def fail(exc: ClientError, *, as_json: bool = False) -> NoReturn:
