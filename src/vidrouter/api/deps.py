@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Protocol, TypeVar
 
 from fastapi import Depends, Request
 
@@ -27,6 +27,8 @@ from vidrouter.usecases.characters import Characters
 from vidrouter.usecases.generations import Generations, check_idempotency_key
 from vidrouter.usecases.models import ModelCatalog
 from vidrouter.usecases.rate_limits import Limiter, enforce
+
+T = TypeVar("T")
 
 
 class Readiness(Protocol):
@@ -77,52 +79,13 @@ def _parts(request: Request) -> ApiParts:
     return parts
 
 
-def _generations(request: Request) -> Generations:
-    return _parts(request).generations
+def _part(pick: Callable[[ApiParts], T]) -> Callable[[Request], T]:
+    """The dependency answering `pick` of the app's parts."""
 
+    def part(request: Request) -> T:
+        return pick(_parts(request))
 
-def _batches(request: Request) -> Batches:
-    return _parts(request).batches
-
-
-def _catalog(request: Request) -> ModelCatalog:
-    return _parts(request).catalog
-
-
-def _keys(request: Request) -> KeyStore:
-    return _parts(request).keys
-
-
-def _limiter(request: Request) -> Limiter:
-    return _parts(request).limiter
-
-
-def _presenter(request: Request) -> Presenter:
-    return _parts(request).presenter
-
-
-def _storage(request: Request) -> BlobStorage:
-    return _parts(request).storage
-
-
-def _content(request: Request) -> ContentHost:
-    return _parts(request).content
-
-
-def _callbacks(request: Request) -> ProviderCallbacks:
-    return _parts(request).callbacks
-
-
-def _usage(request: Request) -> UsageStore:
-    return _parts(request).usage
-
-
-def _clock(request: Request) -> Clock:
-    return _parts(request).clock
-
-
-def _readiness(request: Request) -> Readiness:
-    return _parts(request).readiness
+    return part
 
 
 def _characters(request: Request) -> Characters:
@@ -136,18 +99,18 @@ def _idempotency_key(request: Request) -> str | None:
     return check_idempotency_key(request.headers.get("idempotency-key"))
 
 
-GenerationsDep = Annotated[Generations, Depends(_generations)]
-BatchesDep = Annotated[Batches, Depends(_batches)]
-CatalogDep = Annotated[ModelCatalog, Depends(_catalog)]
-KeysDep = Annotated[KeyStore, Depends(_keys)]
-LimiterDep = Annotated[Limiter, Depends(_limiter)]
-PresenterDep = Annotated[Presenter, Depends(_presenter)]
-StorageDep = Annotated[BlobStorage, Depends(_storage)]
-ContentDep = Annotated[ContentHost, Depends(_content)]
-CallbacksDep = Annotated[ProviderCallbacks, Depends(_callbacks)]
-UsageDep = Annotated[UsageStore, Depends(_usage)]
-ClockDep = Annotated[Clock, Depends(_clock)]
-ReadinessDep = Annotated[Readiness, Depends(_readiness)]
+GenerationsDep = Annotated[Generations, Depends(_part(lambda p: p.generations))]
+BatchesDep = Annotated[Batches, Depends(_part(lambda p: p.batches))]
+CatalogDep = Annotated[ModelCatalog, Depends(_part(lambda p: p.catalog))]
+KeysDep = Annotated[KeyStore, Depends(_part(lambda p: p.keys))]
+LimiterDep = Annotated[Limiter, Depends(_part(lambda p: p.limiter))]
+PresenterDep = Annotated[Presenter, Depends(_part(lambda p: p.presenter))]
+StorageDep = Annotated[BlobStorage, Depends(_part(lambda p: p.storage))]
+ContentDep = Annotated[ContentHost, Depends(_part(lambda p: p.content))]
+CallbacksDep = Annotated[ProviderCallbacks, Depends(_part(lambda p: p.callbacks))]
+UsageDep = Annotated[UsageStore, Depends(_part(lambda p: p.usage))]
+ClockDep = Annotated[Clock, Depends(_part(lambda p: p.clock))]
+ReadinessDep = Annotated[Readiness, Depends(_part(lambda p: p.readiness))]
 CharactersDep = Annotated[Characters, Depends(_characters)]
 # The `Idempotency-Key` header, checked (usecases/generations.py); after `CurrentKey` in a
 # route's parameters, so that a request without a valid API key is a 401 first.

@@ -62,6 +62,16 @@ class InvalidRequest(RequestError):
 class NotFound(RequestError):
     status_code = 404
 
+    @classmethod
+    def for_id(cls, kind: str, value: str, *, param: str | None = None) -> NotFound:
+        """No `kind` (generation, video, ...) of the account's with this id: whether another
+        account has one is never said."""
+        return cls(
+            f"no {kind} with id {value[:64]!r}",
+            code=f"{kind}_not_found",
+            param=f"{kind}_id" if param is None else param,
+        )
+
 
 class Conflict(RequestError):
     status_code = 409

@@ -182,11 +182,7 @@ class InputKeeper:
         if self._characters is not None:
             found = await self._characters.get(ref.character, account_id=account_id)
         if found is None:
-            raise NotFound(
-                f"no character with id {ref.character[:64]!r}",
-                code="character_not_found",
-                param=param,
-            )
+            raise NotFound.for_id("character", ref.character, param=param)
         source = found.video_key if ref.kind == "video" else found.image_key
         key = f"{stem}.{source.rsplit('.', 1)[-1]}"
         with tempfile.TemporaryDirectory() as tmp:

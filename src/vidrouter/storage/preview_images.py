@@ -16,6 +16,8 @@ from pathlib import Path
 import av
 from PIL import Image
 
+from vidrouter.storage.video_file import frame_image, open_video, stream_duration
+
 # The sprite sheet: COLUMNS x ROWS tiles at even steps through the video, each fitting a
 # TILE_SIDE square with the video's aspect ratio.
 COLUMNS = 5
@@ -26,8 +28,6 @@ TILE_SIDE = 256
 POSTER_AT = 0.25
 POSTER_SIDE = 1280
 _MAX_DECODED = 64
-# Also for the decoders that opening the container runs to fill in the stream parameters.
-ONE_THREAD = {"threads": "1"}
 
 
 class PreviewError(Exception):
@@ -42,41 +42,24 @@ class PreviewImages:
 
 def render_previews(video: Path) -> PreviewImages:
     """Blocking: the poster and the sprite sheet of the MP4 at `video`."""
-    try:
-        with av.open(str(video), options=ONE_THREAD) as container:
-            if not container.streams.video:
-                raise PreviewError("the video has no video stream")
-            stream = container.streams.video[0]
-            stream.codec_context.thread_count = 1
-            duration = stream_duration(container, stream)
-            # Frame times count from the stream's start, which need not be zero.
-            base = stream.time_base
-            start = float(stream.start_time * base) if stream.start_time and base else 0.0
-            tiles = COLUMNS * ROWS
-            times = [start + duration * (i + 0.5) / tiles for i in range(tiles)]
-            poster_at = start + duration * POSTER_AT
-            # The poster's frame is decoded in the pass that passes its time.
-            poster: Image.Image | None = None
-            tile_images: list[Image.Image] = []
-            for at in times:
-                if poster is None and at >= poster_at:
-                    poster = _image(_frame_at(container, stream, poster_at), POSTER_SIDE)
-                tile_images.append(_image(_frame_at(container, stream, at), TILE_SIDE))
-            if poster is None:
-                poster = _image(_frame_at(container, stream, poster_at), POSTER_SIDE)
-    except av.error.FFmpegError as exc:
-        raise PreviewError(f"the video cannot be decoded: {exc}") from exc
+    with open_video(video, PreviewError) as (container, stream):
+        duration = stream_duration(container, stream)
+        # Frame times count from the stream's start, which need not be zero.
+        base = stream.time_base
+        start = float(stream.start_time * base) if stream.start_time and base else 0.0
+        tiles = COLUMNS * ROWS
+        times = [start + duration * (i + 0.5) / tiles for i in range(tiles)]
+        poster_at = start + duration * POSTER_AT
+        # The poster's frame is decoded in the pass that passes its time.
+        poster: Image.Image | None = None
+        tile_images: list[Image.Image] = []
+        for at in times:
+            if poster is None and at >= poster_at:
+                poster = frame_image(_frame_at(container, stream, poster_at), POSTER_SIDE)
+            tile_images.append(frame_image(_frame_at(container, stream, at), TILE_SIDE))
+        if poster is None:
+            poster = frame_image(_frame_at(container, stream, poster_at), POSTER_SIDE)
     return PreviewImages(_encode(poster, "WEBP"), _encode(_sheet(tile_images), "JPEG"))
-
-
-def stream_duration(
-    container: av.container.InputContainer, stream: av.video.stream.VideoStream
-) -> float:
-    if stream.duration is not None and stream.time_base is not None:
-        return float(stream.duration * stream.time_base)
-    if container.duration is not None:
-        return container.duration / av.time_base
-    return 0.0
 
 
 def _frame_at(
@@ -94,16 +77,6 @@ def _frame_at(
     if last is None:
         raise PreviewError("the video has no decodable frame")
     return last
-
-
-def _image(frame: av.VideoFrame, side: int) -> Image.Image:
-    """The frame as RGB, scaled down (never up) by FFmpeg so that its longer side is at
-    most `side`, with even dimensions."""
-    scale = min(1.0, side / max(frame.width, frame.height))
-    width = max(2, round(frame.width * scale) // 2 * 2)
-    height = max(2, round(frame.height * scale) // 2 * 2)
-    rgb = frame.reformat(width=width, height=height, format="rgb24")
-    return Image.fromarray(rgb.to_ndarray())
 
 
 def _sheet(tiles: list[Image.Image]) -> Image.Image:

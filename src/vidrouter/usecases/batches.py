@@ -99,9 +99,7 @@ class Batches:
         if ids.is_batch_id(batch_id):
             batch = await self.store.get(batch_id, account_id=account_id)
         if batch is None:
-            raise NotFound(
-                f"no batch with id {batch_id[:64]!r}", code="batch_not_found", param="batch_id"
-            )
+            raise NotFound.for_id("batch", batch_id)
         return batch, await self.store.progress(batch.id)
 
     async def list(self, account_id: str, *, limit: int, after: str | None) -> BatchPage:

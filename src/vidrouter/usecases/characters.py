@@ -87,14 +87,14 @@ class Characters:
     async def get(self, account_id: str, character_id: str) -> Character:
         found = await self._store.get(character_id, account_id=account_id)
         if found is None:
-            raise _not_found(character_id)
+            raise NotFound.for_id("character", character_id)
         return found
 
     async def delete(self, account_id: str, character_id: str) -> Character:
         """Remove the character and its media (generations that named it keep their copy)."""
         removed = await self._store.delete(character_id, account_id=account_id)
         if removed is None:
-            raise _not_found(character_id)
+            raise NotFound.for_id("character", character_id)
         await self._forget([removed.video_key, removed.image_key])
         return removed
 
@@ -146,11 +146,3 @@ def _checked_clip(video: Path) -> float:
             param="video",
         )
     return seconds
-
-
-def _not_found(character_id: str) -> NotFound:
-    return NotFound(
-        f"no character with id {character_id[:64]!r}",
-        code="character_not_found",
-        param="character_id",
-    )

@@ -303,11 +303,7 @@ class Generations:
         """`read`, or NotFound (existence not revealed)."""
         g = await self.read(account_id, generation_id, for_display=for_display)
         if g is None:
-            raise NotFound(
-                f"no generation with id {generation_id[:64]!r}",
-                code="generation_not_found",
-                param="generation_id",
-            )
+            raise NotFound.for_id("generation", generation_id)
         return g
 
     async def list(
@@ -346,11 +342,7 @@ class Generations:
                 await self._cancel(g)
         removed = await self._store.delete(g.id, account_id=account_id, now=self._clock())
         if removed is None:
-            raise NotFound(
-                f"no generation with id {generation_id[:64]!r}",
-                code="generation_not_found",
-                param="generation_id",
-            )
+            raise NotFound.for_id("generation", generation_id)
         if removed.video_key is not None:
             if self._cache is not None:  # a video cache hits share goes with the last one
                 await self._cache.release(removed.video_key)

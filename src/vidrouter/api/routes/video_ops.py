@@ -210,9 +210,7 @@ async def _completed(
     try:
         source = await generations.get(account_id, video_id)
     except NotFound:
-        raise NotFound(
-            f"no video with id {video_id[:64]!r}", code="video_not_found", param=param
-        ) from None
+        raise NotFound.for_id("video", video_id, param=param) from None
     if source.status is not Status.COMPLETED or source.video_key is None:
         shown = wire.video_object(source)["status"]
         raise Conflict(

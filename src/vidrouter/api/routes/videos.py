@@ -179,7 +179,7 @@ async def delete_video(video_id: str, generations: GenerationsDep, key: CurrentK
     try:
         removed = await generations.delete(key.account_id, video_id)
     except NotFound:
-        raise _not_found(video_id) from None
+        raise NotFound.for_id("video", video_id) from None
     return JSONResponse(wire.deleted_object(removed.id))
 
 
@@ -250,8 +250,4 @@ async def _owned(generations: Generations, account_id: str, video_id: str) -> Ge
     try:
         return await generations.get(account_id, video_id)
     except NotFound:
-        raise _not_found(video_id) from None
-
-
-def _not_found(video_id: str) -> NotFound:
-    return NotFound(f"no video with id {video_id[:64]!r}", code="video_not_found", param="video_id")
+        raise NotFound.for_id("video", video_id) from None
