@@ -108,11 +108,16 @@ async def test_kill9_three_times_during_24_generations_loses_nothing(
         async with serve_app(receiver) as hook_url, httpx.AsyncClient(timeout=15) as http:
             client = Client(http, key["key"])
             await servers[-1].start()
-            # Three waves of 8 short renders, each cut by a kill -9 and a restart as soon as
-            # all but a random 3 to 6 are done: webhooks are going out then, the rest are
-            # rendering, being submitted or queued.
+            # Three waves of 8 short renders, each cut by a kill -9 and a restart: the last
+            # 3 to 6 of a wave are created once all but one of the others are done, and the
+            # kill follows at once (webhooks are going out then, the last ones are being
+            # submitted, rendered or queued). Waiting for a share of a wave instead let a
+            # loaded machine finish the whole wave before the kill.
             for _ in range(KILLS):
-                for _ in range(GENERATIONS // KILLS):
+                late = GENERATIONS // KILLS - rng.randint(3, 6)
+                for n in range(GENERATIONS // KILLS):
+                    if n == late:
+                        await client.wait_completed(servers[-1], len(ids) - 1, timeout=120)
                     ids.append(
                         await client.create(
                             servers[-1],
@@ -124,8 +129,6 @@ async def test_kill9_three_times_during_24_generations_loses_nothing(
                             metadata={"n": str(len(ids))},
                         )
                     )
-                target = len(ids) - rng.randint(3, 6)
-                await client.wait_completed(servers[-1], target, timeout=120)
                 unfinished_at_kills.append(len(ids) - await client.completed(servers[-1]))
                 servers[-1].kill9()
                 servers.append(ServeProcess(env))
