@@ -37,8 +37,9 @@ def run_cli(env: dict[str, str], *args: str) -> CliResult:
     return invoke_cli(env, *args)
 
 
-def create_key(env: dict[str, str], name: str = "test") -> dict[str, Any]:
-    result = run_cli(env, "keys", "create", "--name", name, "--json")
+def create_key(env: dict[str, str], name: str = "test", *limits: str) -> dict[str, Any]:
+    """A new key (`limits`: more `keys create` options, e.g. `--rpm`, `100000`)."""
+    result = run_cli(env, "keys", "create", "--name", name, "--json", *limits)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
