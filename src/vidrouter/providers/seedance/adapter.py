@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers import base, http
+from vidrouter.providers import base, by_reference, http
 from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
 from vidrouter.providers.seedance import errors, inputs
@@ -114,7 +114,7 @@ class SeedanceProvider(http.BearerAdapter):
 
     async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
         controls = request.controls
-        typed = request.type in inputs.TYPED
+        typed = request.type in by_reference.TYPED
         if typed:
             content = inputs.typed_content(request)
         else:
