@@ -210,10 +210,18 @@ async def get_job(
     return json_object(response)
 
 
+def text_at(answer: Mapping[str, Any], *path: str) -> str | None:
+    """The string at `path` down nested JSON objects (`"result", "video_url"`); None where
+    an object on the way, or the string itself, is missing, empty or of another type."""
+    value: object = answer
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value if isinstance(value, str) and value else None
+
+
 def stored_url(job: ProviderJob, key: str = "video_url") -> str | None:
     """The result URL a poll kept in the job's data, if it did."""
-    value = job.data.get(key)
-    return value if isinstance(value, str) and value else None
+    return text_at(job.data, key)
 
 
 def succeeded(job: ProviderJob, video: str, seconds_key: str = "duration") -> ProviderStatus:

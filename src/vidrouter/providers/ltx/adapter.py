@@ -197,9 +197,7 @@ def _resolution(tier: str | None, aspect_ratio: str) -> str:
 
 
 def _video_url(answer: Mapping[str, Any]) -> str | None:
-    result = answer.get("result")
-    video = result.get("video_url") if isinstance(result, dict) else None
-    return video if isinstance(video, str) and video else None
+    return http.text_at(answer, "result", "video_url")
 
 
 FACTORY = ProviderFactory("ltx", (CREDENTIAL,), LtxProvider, DEFAULT_BASE_URL)

@@ -209,9 +209,7 @@ def _succeeded(task: dict[str, Any], job: base.ProviderJob) -> base.ProviderStat
 
 
 def _video_url(task: dict[str, Any]) -> str | None:
-    content = task.get("content")
-    video = content.get("video_url") if isinstance(content, dict) else None
-    return video if isinstance(video, str) and video else None
+    return http.text_at(task, "content", "video_url")
 
 
 FACTORY = ProviderFactory("seedance", (CREDENTIAL,), SeedanceProvider, DEFAULT_BASE_URL)
