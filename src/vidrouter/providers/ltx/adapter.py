@@ -101,11 +101,9 @@ class LtxProvider(http.BearerAdapter):
                 body["last_frame_uri"] = await self._media_uri(request.controls.end_image_url)
         return endpoint, body
 
+    @http.lost_is_failed
     async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
-        try:
-            answer = await self._job(job)
-        except base.JobFailed as lost:  # a failed job, made again (bounded by the engine)
-            return base.ProviderStatus(base.JobState.FAILED, error=lost)
+        answer = await self._job(job)
         status = answer.get("status")
         if status == "completed":
             video = _video_url(answer)
