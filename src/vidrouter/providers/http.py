@@ -9,9 +9,10 @@ passed as `refine=`, reads the error body and its documented code and returns a 
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import httpx
@@ -19,6 +20,7 @@ import httpx
 from vidrouter.providers.base import (
     AccountRefused,
     InvalidInput,
+    JobFailed,
     JobState,
     MalformedResponse,
     ProviderError,
@@ -35,6 +37,8 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 Refine = Callable[[ProviderError], ProviderError]
 E = TypeVar("E", bound=ProviderError)
+A = TypeVar("A")
+Poll = Callable[[A, ProviderJob], Coroutine[Any, Any, ProviderStatus]]
 
 
 def new_client(
@@ -210,10 +214,33 @@ async def get_job(
     return json_object(response)
 
 
+def text_at(answer: Mapping[str, Any], *path: str) -> str | None:
+    """The string at `path` down nested JSON objects (`"result", "video_url"`); None where
+    an object on the way, or the string itself, is missing, empty or of another type."""
+    value: object = answer
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value if isinstance(value, str) and value else None
+
+
+def lost_is_failed(poll: Poll[A]) -> Poll[A]:
+    """An adapter's `poll` that answers FAILED, with the error, where it would raise
+    `JobFailed` (its GET of a job the provider no longer has): a failed job, which the engine
+    makes again (bounded), rather than an error of the call."""
+
+    @functools.wraps(poll)
+    async def polled(adapter: A, job: ProviderJob) -> ProviderStatus:
+        try:
+            return await poll(adapter, job)
+        except JobFailed as lost:
+            return ProviderStatus(JobState.FAILED, error=lost)
+
+    return polled
+
+
 def stored_url(job: ProviderJob, key: str = "video_url") -> str | None:
     """The result URL a poll kept in the job's data, if it did."""
-    value = job.data.get(key)
-    return value if isinstance(value, str) and value else None
+    return text_at(job.data, key)
 
 
 def succeeded(job: ProviderJob, video: str, seconds_key: str = "duration") -> ProviderStatus:

@@ -282,8 +282,7 @@ def _data(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _request_id(body: dict[str, Any]) -> str | None:
-    value = body.get("request_id")
-    return value if isinstance(value, str) and value else None
+    return http.text_at(body, "request_id")
 
 
 def _kind(job: base.ProviderJob) -> str:

@@ -25,10 +25,9 @@ _TRANSIENT_WORDS = ("timeout", "timed out", "internal", "system error", "busy", 
 
 def for_code(code: int, body: dict[str, Any], response: httpx.Response) -> base.ProviderError:
     message = f"Kling {code}: {body.get('message') or 'no message'}"
-    request_id = body.get("request_id")
     kw: dict[str, Any] = {
         "provider_code": str(code),
-        "request_id": request_id if isinstance(request_id, str) and request_id else None,
+        "request_id": http.text_at(body, "request_id"),
         "status_code": response.status_code,
     }
     error: base.ProviderError

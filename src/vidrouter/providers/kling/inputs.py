@@ -29,6 +29,7 @@ from vidrouter.domain.inputs import (
     VIDEO_TO_VIDEO,
 )
 from vidrouter.providers import base
+from vidrouter.providers.own_output import OwnExtension
 
 OMNI = "omni-video"
 MULTI_IMAGE = "multi-image2video"
@@ -40,6 +41,13 @@ MAX_OMNI_IMAGES = 7  # without a video; 4 beside one
 MAX_OMNI_IMAGES_WITH_VIDEO = 4
 MAX_MULTI_IMAGES = 4
 EXTENSION_SECONDS = 5  # billed as a 5 s clip; the video grows by 4-5 s
+EXTENSION = OwnExtension(
+    "video_id",
+    not_own="Kling extends only videos it made on this route",
+    not_alone="Kling takes no images beside the video it extends",
+    seconds=EXTENSION_SECONDS,
+    not_seconds=f"a Kling extension adds about {EXTENSION_SECONDS} s",
+)
 
 
 def kind_of(request: base.ProviderRequest) -> str:
@@ -111,15 +119,7 @@ def multi_image_fields(
 
 def extend_body(request: base.ProviderRequest) -> dict[str, Any]:
     """The extension of a video this route made, by the id of that video at Kling."""
-    job = request.source.job if request.source is not None else None
-    video_id = job.data.get("video_id") if job is not None else None
-    if not isinstance(video_id, str) or not video_id:
-        raise base.InvalidInput("Kling extends only videos it made on this route")
-    if request.references or request.image_url is not None:
-        raise base.InvalidInput("Kling takes no images beside the video it extends")
-    if round(request.duration) != EXTENSION_SECONDS:
-        raise base.InvalidInput(f"a Kling extension adds about {EXTENSION_SECONDS} s")
-    body: dict[str, Any] = {"video_id": video_id, "prompt": request.prompt}
+    body: dict[str, Any] = {"video_id": EXTENSION.source(request), "prompt": request.prompt}
     if request.controls.negative_prompt is not None:
         body["negative_prompt"] = request.controls.negative_prompt
     if request.callback_url:

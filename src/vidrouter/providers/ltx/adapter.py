@@ -101,11 +101,9 @@ class LtxProvider(http.BearerAdapter):
                 body["last_frame_uri"] = await self._media_uri(request.controls.end_image_url)
         return endpoint, body
 
+    @http.lost_is_failed
     async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
-        try:
-            answer = await self._job(job)
-        except base.JobFailed as lost:  # a failed job, made again (bounded by the engine)
-            return base.ProviderStatus(base.JobState.FAILED, error=lost)
+        answer = await self._job(job)
         status = answer.get("status")
         if status == "completed":
             video = _video_url(answer)
@@ -197,9 +195,7 @@ def _resolution(tier: str | None, aspect_ratio: str) -> str:
 
 
 def _video_url(answer: Mapping[str, Any]) -> str | None:
-    result = answer.get("result")
-    video = result.get("video_url") if isinstance(result, dict) else None
-    return video if isinstance(video, str) and video else None
+    return http.text_at(answer, "result", "video_url")
 
 
 FACTORY = ProviderFactory("ltx", (CREDENTIAL,), LtxProvider, DEFAULT_BASE_URL)

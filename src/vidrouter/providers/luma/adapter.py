@@ -182,9 +182,7 @@ def _seconds(request: base.ProviderRequest) -> int:
 
 
 def _video_url(generation: dict[str, Any]) -> str | None:
-    assets = generation.get("assets")
-    video = assets.get("video") if isinstance(assets, dict) else None
-    return video if isinstance(video, str) and video else None
+    return http.text_at(generation, "assets", "video")
 
 
 FACTORY = ProviderFactory("luma", (CREDENTIAL,), LumaProvider, DEFAULT_BASE_URL)

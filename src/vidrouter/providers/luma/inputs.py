@@ -16,10 +16,16 @@ from typing import Any
 
 from vidrouter.domain.inputs import VIDEO_EXTEND, VIDEO_TO_VIDEO
 from vidrouter.providers import base
+from vidrouter.providers.own_output import OwnExtension
 
 MODIFY_PATH = "/dream-machine/v1/generations/video/modify"
 MODES = tuple(f"{kind}_{n}" for kind in ("adhere", "flex", "reimagine") for n in (1, 2, 3))
 DEFAULT_MODE = "flex_1"
+EXTENSION = OwnExtension(
+    None,  # Luma names the generation by its id
+    not_own="Luma extends only generations it made on this route",
+    not_alone="Luma takes no images beside the generation it extends",
+)
 
 
 def modify_body(request: base.ProviderRequest) -> dict[str, Any]:
@@ -50,12 +56,7 @@ def extension_frames(request: base.ProviderRequest) -> dict[str, Any] | None:
     """The keyframes of an extension (None for the other types)."""
     if request.type != VIDEO_EXTEND:
         return None
-    job = request.source.job if request.source is not None else None
-    if job is None:
-        raise base.InvalidInput("Luma extends only generations it made on this route")
-    if request.references or request.image_url is not None:
-        raise base.InvalidInput("Luma takes no images beside the generation it extends")
-    return {"frame0": {"type": "generation", "id": job.id}}
+    return {"frame0": {"type": "generation", "id": EXTENSION.source(request)}}
 
 
 def is_modify(request: base.ProviderRequest) -> bool:

@@ -374,10 +374,6 @@ def status_of(video: Mapping[str, Any]) -> base.ProviderStatus:
     return base.ProviderStatus(state, progress=percent)
 
 
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _seconds(value: object) -> float | None:
     try:
         seconds = float(value)  # type: ignore[arg-type]

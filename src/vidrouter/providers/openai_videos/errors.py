@@ -33,7 +33,9 @@ def parse(body: object) -> tuple[str | None, str | None, str | None, str | None]
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return None, None, None, None
-    code, kind, param, message = (_text(error.get(k)) for k in ("code", "type", "param", "message"))
+    code, kind, param, message = (
+        http.text_at(error, k) for k in ("code", "type", "param", "message")
+    )
     return code, kind, param, message
 
 
@@ -68,8 +70,8 @@ def job_failure(video: Mapping[str, Any]) -> base.ProviderError:
     """A video that ended `failed` (or `expired`): its `error: {code, message}`."""
     found = video.get("error")
     error: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    code = _text(error.get("code")) or ("expired" if video.get("status") == "expired" else None)
-    message = _text(error.get("message")) or "the upstream reported that the video failed"
+    code = http.text_at(error, "code") or ("expired" if video.get("status") == "expired" else None)
+    message = http.text_at(error, "message") or "the upstream reported that the video failed"
     if is_moderation(code, None, message):
         return base.ContentRejected(message, provider_code=code)
     if code and (code.startswith("invalid") or "image" in code):
@@ -81,7 +83,3 @@ def is_moderation(code: str | None, kind: str | None, message: str) -> bool:
     if code in MODERATION_CODES or kind in MODERATION_CODES:
         return True
     return any(word in message.lower() for word in _MODERATION_WORDS)
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None

@@ -39,7 +39,7 @@ import httpx
 from vidrouter.domain.controls import Controls
 from vidrouter.domain.generation import JsonScalar
 from vidrouter.domain.inputs import VIDEO_TO_VIDEO
-from vidrouter.providers import base, http
+from vidrouter.providers import base, by_reference, http
 from vidrouter.providers.config import AdapterConfig, ProviderFactory
 from vidrouter.providers.controls_fields import control_inputs, listed, merge
 from vidrouter.providers.images import decode_data_uri, to_data_uri
@@ -148,7 +148,7 @@ class OpenRouterProvider:
                 raise base.AccountRefused(
                     f'{NAME} route option image_as must be "first_frame" or "reference"'
                 )
-        if request.type in inputs.TYPED:
+        if request.type in by_reference.TYPED:
             body["prompt"], typed = inputs.typed_fields(request)
             body.update(typed)
             if request.type == VIDEO_TO_VIDEO and request.source is not None:

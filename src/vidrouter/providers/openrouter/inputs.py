@@ -4,23 +4,19 @@ The SDK's `VideoGenerationRequest.input_references` (openrouter 1.3.84 `InputRef
 `{"type": "image_url" | "video_url" | "audio_url", "<type>": {"url"}}`. "Image references
 are supported by all providers; audio and video references are only honored by providers
 that support them (including BytePlus Seedance generation 2 and newer)". Edits and
-extensions are Seedance 2.0's own: the source as the first video reference and a prompt about
-"Video 1" (BytePlus's tutorial; docs/providers/openrouter.md). `previous_job_id` (edit or
-extend a job of the same model) is left out: it is not in OpenRouter's published API
-reference (2026-08), only in newer SDK docstrings.
+extensions are Seedance 2.0's own: the source as the first video reference and a prompt
+about "Video 1" (`providers/by_reference.py`; docs/providers/openrouter.md).
+`previous_job_id` (edit or extend a job of the same model) is left out: it is not in
+OpenRouter's published API reference (2026-08), only in newer SDK docstrings.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from vidrouter.domain.inputs import REFERENCE_TO_VIDEO, VIDEO_EXTEND, VIDEO_TO_VIDEO
 from vidrouter.providers import base
+from vidrouter.providers.by_reference import prompt_and_media
 from vidrouter.providers.images import decode_data_uri, to_data_uri
-
-TYPED = (REFERENCE_TO_VIDEO, VIDEO_TO_VIDEO, VIDEO_EXTEND)
-LEADS = {VIDEO_TO_VIDEO: "Edit Video 1: ", VIDEO_EXTEND: "Extend Video 1: "}
-SOURCE_NAME = "video 1"
 
 
 def part(media: base.ProviderMedia) -> dict[str, Any]:
@@ -39,12 +35,5 @@ def part(media: base.ProviderMedia) -> dict[str, Any]:
 
 def typed_fields(request: base.ProviderRequest) -> tuple[str, dict[str, Any]]:
     """The prompt and the fields of a reference-to-video, edit or extension."""
-    media = list(request.references)
-    prompt = request.prompt
-    if request.type in LEADS:
-        if request.source is None:
-            raise base.InvalidInput(f"a {request.type} needs a source video")
-        media.insert(0, request.source.video)
-        if SOURCE_NAME not in prompt.lower():
-            prompt = LEADS[request.type] + prompt
+    prompt, media = prompt_and_media(request)
     return prompt, {"input_references": [part(m) for m in media]}

@@ -125,11 +125,9 @@ class PixverseProvider:
                 body["first_frame_img"], body["last_frame_img"] = first, await self._upload(end)
         return path
 
+    @http.lost_is_failed
     async def poll(self, job: base.ProviderJob) -> base.ProviderStatus:
-        try:
-            video = await self._result(job)
-        except base.JobFailed as lost:  # a failed job, made again (bounded by the engine)
-            return base.ProviderStatus(base.JobState.FAILED, error=lost)
+        video = await self._result(job)
         status = video.get("status")
         if status == 1:
             url = video.get("url")

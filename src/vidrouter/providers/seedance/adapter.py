@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from vidrouter.domain.generation import JobData
-from vidrouter.providers import base, http
+from vidrouter.providers import base, by_reference, http
 from vidrouter.providers.config import ProviderFactory
 from vidrouter.providers.images import load_image, to_data_uri
 from vidrouter.providers.seedance import errors, inputs
@@ -114,7 +114,7 @@ class SeedanceProvider(http.BearerAdapter):
 
     async def _create_body(self, request: base.ProviderRequest) -> dict[str, Any]:
         controls = request.controls
-        typed = request.type in inputs.TYPED
+        typed = request.type in by_reference.TYPED
         if typed:
             content = inputs.typed_content(request)
         else:
@@ -209,9 +209,7 @@ def _succeeded(task: dict[str, Any], job: base.ProviderJob) -> base.ProviderStat
 
 
 def _video_url(task: dict[str, Any]) -> str | None:
-    content = task.get("content")
-    video = content.get("video_url") if isinstance(content, dict) else None
-    return video if isinstance(video, str) and video else None
+    return http.text_at(task, "content", "video_url")
 
 
 FACTORY = ProviderFactory("seedance", (CREDENTIAL,), SeedanceProvider, DEFAULT_BASE_URL)

@@ -5,9 +5,8 @@ Ark's 2.0 series has one wire for all three (byteplus-python-sdk-v2
 tutorial"): after the text item, each medium is `{"type": "image_url" | "video_url" |
 "audio_url", "<type>": {"url"}, "role": "reference_image" | "reference_video" |
 "reference_audio"}`, at most 9 images, 3 videos and 3 audio clips. An edit or an extension
-has no field of its own: it is the source as a `reference_video` and a prompt that says what
-to do with "Video 1" (the tutorial's own wording), so where the user's prompt does not name
-the video, we say it for them. Reference roles cannot be mixed with first/last frames.
+is the source as the first `reference_video` (`providers/by_reference.py`). Reference roles
+cannot be mixed with first/last frames.
 
 Ark fetches every medium by URL; images may also be `data:` URIs. A video or sound that only
 this server can serve cannot reach Ark (the routing refuses such a generation at create).
@@ -17,16 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from vidrouter.domain.inputs import REFERENCE_TO_VIDEO, VIDEO_EXTEND, VIDEO_TO_VIDEO
+from vidrouter.domain.inputs import VIDEO_TO_VIDEO
 from vidrouter.providers import base
+from vidrouter.providers.by_reference import prompt_and_media
 
 # Ark's content item type of each reference kind.
 ITEM_TYPES = {"image": "image_url", "video": "video_url", "audio": "audio_url"}
 MAX_VIDEOS = 3  # reference videos, the source of an edit or extension included
-# What we put before a prompt that does not name its source (BytePlus's tutorial phrasing).
-SOURCE_NAME = "video 1"
-LEADS = {VIDEO_TO_VIDEO: "Edit Video 1: ", VIDEO_EXTEND: "Extend Video 1: "}
-TYPED = (REFERENCE_TO_VIDEO, VIDEO_TO_VIDEO, VIDEO_EXTEND)
 
 
 def media_item(media: base.ProviderMedia) -> dict[str, Any]:
@@ -44,14 +40,7 @@ def media_item(media: base.ProviderMedia) -> dict[str, Any]:
 
 def typed_content(request: base.ProviderRequest) -> list[dict[str, Any]]:
     """The `content` of a reference-to-video, video-to-video or video-extend request."""
-    media = list(request.references)
-    prompt = request.prompt
-    if request.type in LEADS:
-        if request.source is None:
-            raise base.InvalidInput(f"a {request.type} needs a source video")
-        media.insert(0, request.source.video)
-        if SOURCE_NAME not in prompt.lower():
-            prompt = LEADS[request.type] + prompt
+    prompt, media = prompt_and_media(request)
     if sum(1 for m in media if m.kind == "video") > MAX_VIDEOS:
         raise base.InvalidInput(
             f"Seedance takes at most {MAX_VIDEOS} videos, the source video included"

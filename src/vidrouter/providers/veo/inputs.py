@@ -18,11 +18,19 @@ from typing import Any
 from vidrouter.domain.inputs import REFERENCE_TO_VIDEO, VIDEO_EXTEND
 from vidrouter.providers import base
 from vidrouter.providers.images import load_image
+from vidrouter.providers.own_output import OwnExtension
 
 MAX_REFERENCES = 3
 REFERENCE_SECONDS = 8  # the only length Veo makes with reference images
 EXTENSION_SECONDS = 7  # what one extension adds
 EXTENSION_RESOLUTION = "720p"
+EXTENSION = OwnExtension(
+    "video_uri",
+    not_own="Veo extends only videos it generated itself on this route",
+    not_alone="Veo takes no images beside the video it extends",
+    seconds=EXTENSION_SECONDS,
+    not_seconds=f"a Veo extension adds {EXTENSION_SECONDS} s",
+)
 
 
 async def inline_image(url: str, *, allow_private: bool) -> dict[str, str]:
@@ -59,15 +67,7 @@ async def _with_references(request: base.ProviderRequest, *, allow_private: bool
 
 
 def _source_uri(request: base.ProviderRequest) -> str:
-    source = request.source
-    job = source.job if source is not None else None
-    uri = job.data.get("video_uri") if job is not None else None
-    if not isinstance(uri, str) or not uri:
-        raise base.InvalidInput("Veo extends only videos it generated itself on this route")
-    if request.references or request.image_url is not None:
-        raise base.InvalidInput("Veo takes no images beside the video it extends")
-    if round(request.duration) != EXTENSION_SECONDS:
-        raise base.InvalidInput(f"a Veo extension adds {EXTENSION_SECONDS} s")
+    uri = EXTENSION.source(request)
     resolution = request.controls.resolution
     if resolution not in (None, EXTENSION_RESOLUTION):
         raise base.InvalidInput(f"Veo extends {EXTENSION_RESOLUTION} videos only")
