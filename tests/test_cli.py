@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+import typer
+
 from tests.support.harness import running, test_settings
 from tests.support.process import cli_env, create_key, run_cli
+from vidrouter.cli.remote import with_server
 
 
 async def test_keys_create_list_revoke(tmp_path: Path) -> None:
@@ -58,3 +62,27 @@ def test_keys_set_cache_turns_the_cache_on_and_back_to_the_default(tmp_path: Pat
         [row] = [json.loads(x) for x in run_cli(env, "keys", "list", "--json").stdout.splitlines()]
         assert row["cache"] is shown
     assert run_cli(env, "keys", "set-cache", "key_nope", "on").returncode == 1
+
+
+def test_every_remote_command_takes_the_server_options(tmp_path: Path) -> None:
+    """`cli/remote.with_server` gives each command that talks to a server the same four
+    options, after its own; a command that does not take `server` is a programming error."""
+    env = {**cli_env(tmp_path / "data"), "COLUMNS": "200", "NO_COLOR": "1"}
+    for command in (
+        ("models",),
+        ("status",),
+        ("generate",),
+        ("characters", "create"),
+        ("characters", "get"),
+        ("characters", "delete"),
+    ):
+        shown = run_cli(env, *command, "--help")
+        assert shown.returncode == 0, shown.stderr
+        for option in ("--api-key", "--base-url", "--json", "--timeout"):
+            assert option in shown.stdout, (command, option)
+
+    def lonely(name: str = typer.Option("x")) -> None:
+        return None
+
+    with pytest.raises(TypeError, match="takes no `server: Server`"):
+        with_server(lonely)
