@@ -26,11 +26,13 @@ async def served(
     request: pytest.FixtureRequest, tmp_path: Path, moto: S3Server
 ) -> AsyncIterator[tuple[Harness, str]]:
     """The app on one store, and the signed URL of one finished video."""
-    overrides: dict[str, object] = {}
+    storage_url: str | None = None  # local: the data dir's blobs/
+    environ: dict[str, str] = {}
     if request.param == "s3":
         bucket = moto.new_bucket()
-        overrides = {"storage_url": f"s3://{bucket}/videos-here", "environ": moto.env()}
-    async with running(test_settings(tmp_path / "data", **overrides)) as app:
+        storage_url, environ = f"s3://{bucket}/videos-here", moto.env()
+    settings = test_settings(tmp_path / "data", environ=environ, storage_url=storage_url)
+    async with running(settings) as app:
         key = await app.new_key()
         created = await app.create(key, model="local-preview", prompt="ranges", duration=1)
         done = await app.wait_for(key, created.json()["id"])

@@ -10,7 +10,7 @@ resolution, makes sound by default and honours no optional control.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ import openai
 import pytest
 from jsonschema import Draft202012Validator
 
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import CreateBody, Harness, running, test_settings
 from vidrouter.domain.catalog import Route
 from vidrouter.domain.controls import Controls
 from vidrouter.domain.routing import DEFAULT_POLICY, RouteAsk, RoutingPolicy, route_candidates
@@ -69,8 +69,8 @@ audio = true
   price_per_second = 0.05
 """
 
-FULL = {"model": "ctl-full", "prompt": "a lighthouse at dusk"}
-PLAIN = {"model": "ctl-plain", "prompt": "a lighthouse at dusk"}
+FULL: CreateBody = {"model": "ctl-full", "prompt": "a lighthouse at dusk"}
+PLAIN: CreateBody = {"model": "ctl-plain", "prompt": "a lighthouse at dusk"}
 IMAGE = "https://example.com/first.png"
 CONTROLS = ("resolution", "generate_audio", "negative_prompt", "seed", "end_image_url")
 
@@ -348,7 +348,7 @@ def test_routes_that_cannot_make_what_is_asked_are_never_chosen() -> None:
     assert route_candidates(routes, RouteAsk(cheap, Controls(seed=3)), {}) == []
 
 
-SCHEMA_CASES: list[tuple[str, dict[str, Any]]] = [
+SCHEMA_CASES: list[tuple[str, Mapping[str, object]]] = [
     ("/v1/generations", FULL),
     ("/v1/generations", {**FULL, "resolution": "480p"}),
     ("/v1/generations", {**FULL, "resolution": "480p", "duration": 2}),
@@ -399,12 +399,16 @@ async def test_openais_sdk_sends_the_controls_to_videos(tmp_path: Path) -> None:
         client = openai.AsyncOpenAI(
             api_key=key.plaintext,
             base_url=str(app.client.base_url).rstrip("/") + "/v1",
-            http_client=app.client,
+            # openai 3 annotates httpx2's client only, and takes httpx's as well (its
+            # is_legacy_httpx_async_client): the app's ASGI client is an httpx one.
+            http_client=app.client,  # type: ignore[arg-type]
             max_retries=0,
         )
         video = await client.videos.create(
-            model="ctl-full",  # type: ignore[arg-type]
+            model="ctl-full",
             prompt="a lighthouse at dusk",
+            # Values the SDK's Literals (OpenAI's own sizes and lengths) lack but it sends
+            # as given, and this model takes.
             size="480x854",  # type: ignore[arg-type]
             seconds="2",  # type: ignore[arg-type]
             extra_body={"seed": 9, "generate_audio": True, "negative_prompt": "fog"},
@@ -415,7 +419,7 @@ async def test_openais_sdk_sends_the_controls_to_videos(tmp_path: Path) -> None:
         assert shown["estimated_cost"]["amount"] == pytest.approx(0.40 * 2)
         with pytest.raises(openai.BadRequestError) as refused:
             await client.videos.create(
-                model="ctl-plain",  # type: ignore[arg-type]
+                model="ctl-plain",
                 prompt="p",
                 extra_body={"seed": 9},
             )

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 import openai
@@ -23,8 +23,8 @@ import pytest
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.chaos import ChaosProvider
-from tests.support.chaos import ADAPTER, KEY, MODEL, chaos_service, route_key
-from tests.support.harness import Harness
+from tests.support.chaos import ADAPTER, KEY, MODEL, RouteExtras, chaos_service, route_key
+from tests.support.harness import Harness, SettingsOverrides
 from tests.support.receiver import WebhookReceiver
 from tests.support.servers import serve_app
 from vidrouter.engine.circuits import CircuitState
@@ -48,11 +48,11 @@ def service_with(
     *,
     timeout: float = 5.0,
     caps: Mapping[str, int] | None = None,
-    **overrides: Any,
+    **overrides: Unpack[SettingsOverrides],
 ) -> AbstractAsyncContextManager[Harness]:
     """The service with one route per fake, tried in the dict's order; `caps` are the
     routes' `max_concurrent`; `overrides` are settings."""
-    routes = {name: {"timeout": timeout} for name in fakes}
+    routes: dict[str, RouteExtras] = {name: {"timeout": timeout} for name in fakes}
     for name, cap in (caps or {}).items():
         routes[name]["max_concurrent"] = cap
     return chaos_service(tmp_path, _DATABASE.get(), fakes, routes=routes, ordered=True, **overrides)
@@ -155,8 +155,14 @@ async def test_200_generations_complete_through_30_percent_provider_faults(
     fakes = {"a": ChaosProvider(seed=1, **knobs), "b": ChaosProvider(seed=2, **knobs)}
     count = 200
     # The per-key limits (requests per minute, unfinished generations) are not under test.
-    limits = {"rate_limit_rpm": 100_000, "max_concurrent_generations": count}
-    async with service_with(tmp_path, fakes, timeout=2.0, workers=16, **limits) as app:
+    async with service_with(
+        tmp_path,
+        fakes,
+        timeout=2.0,
+        workers=16,
+        rate_limit_rpm=100_000,
+        max_concurrent_generations=count,
+    ) as app:
         statuses: list[int] = []
 
         async def record(response: httpx.Response) -> None:
@@ -244,9 +250,12 @@ async def test_a_generation_no_route_will_take_fails_at_its_deadline(tmp_path: P
     b.start_outage()
     # One failure opens a breaker, and the cooldown outlasts the 2 s deadline: the
     # generation waits in our queue (no tries spent) until its deadline ends it.
-    overrides = {"circuit_failure_threshold": 1, "circuit_cooldown_seconds": 3000}
     async with service_with(
-        tmp_path, {"a": a, "b": b}, generation_deadline_seconds=2, **overrides
+        tmp_path,
+        {"a": a, "b": b},
+        generation_deadline_seconds=2,
+        circuit_failure_threshold=1,
+        circuit_cooldown_seconds=3000,
     ) as app:
         key = await app.new_key()
         created = await app.create(key, model=MODEL, prompt="a fox")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.chaos import ChaosProvider
-from tests.support.chaos import chaos_service, generate, model_item, route_key
+from tests.support.chaos import RouteExtras, chaos_service, generate, model_item, route_key
 from tests.support.harness import assert_error
 from tests.support.video import decode
 from vidrouter.domain.routing import RouteAsk, ask_of
@@ -25,7 +25,7 @@ EXTENDS = """  capabilities = ["text-to-video", "video-extend"]
 
 async def test_types_are_per_route_and_extensions_go_home(tmp_path: Path) -> None:
     a, b = ChaosProvider(api_key="sk-chaos-test"), ChaosProvider(api_key="sk-chaos-test")
-    routes = {"a": {"price": 0.05}, "b": {"price": 0.08, "toml": EXTENDS}}
+    routes: dict[str, RouteExtras] = {"a": {"price": 0.05}, "b": {"price": 0.08, "toml": EXTENDS}}
     async with chaos_service(tmp_path, None, {"a": a, "b": b}, routes=routes) as app:
         key = await app.new_key()
         item = await model_item(app, key)
@@ -88,7 +88,7 @@ async def test_a_source_no_route_can_receive_is_refused_at_create(tmp_path: Path
     source at a URL the provider can fetch itself is taken."""
     edits = '  capabilities = ["text-to-video", "video-to-video"]\n'
     fake = ChaosProvider(api_key="sk-chaos-test")
-    routes = {"a": {"toml": edits}}
+    routes: dict[str, RouteExtras] = {"a": {"toml": edits}}
     async with chaos_service(tmp_path, None, {"a": fake}, routes=routes) as app:
         key = await app.new_key()
         source = await generate(app, key, duration=4)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.fakes.base import sample_mp4
 from tests.fakes.kling import KlingFake
-from tests.support.harness import assert_error
+from tests.support.harness import CreateBody, assert_error
 from tests.support.images import data_uri, png
 from tests.support.kling import service
 from tests.support.media_host import media_host
@@ -22,7 +22,7 @@ async def test_an_extension_of_its_own_video_and_of_that_extension(tmp_path: Pat
         key = await app.new_key()
         source = await app.generate(key, model="kling-v1.6", prompt="a fox", resolution="720p")
         assert source["status"] == "completed", source
-        ask = {"model": "kling-v1.6", "prompt": "it runs on", "type": "video-extend"}
+        ask: CreateBody = {"model": "kling-v1.6", "prompt": "it runs on", "type": "video-extend"}
         first = await app.generate(key, **ask, video={"generation_id": source["id"]})
         assert first["status"] == "completed" and first["duration"] == 5, first
         second = await app.generate(key, **ask, video={"generation_id": first["id"]})

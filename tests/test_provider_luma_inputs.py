@@ -43,6 +43,7 @@ async def test_lumaai_modifies_a_video_and_extends_a_generation(
                 prompt="claymation",
             )
             assert str(modified.generation_type) == "modify_video"  # beyond the SDK literal
+            assert modified.id is not None  # the SDK's model leaves every field optional
             await _completed(client, modified.id)
             with pytest.raises(lumaai.BadRequestError):  # a URL Luma cannot fetch
                 await client.generations.video.modify(
@@ -56,6 +57,7 @@ async def test_lumaai_modifies_a_video_and_extends_a_generation(
             prompt="it goes on",
             keyframes={"frame0": {"type": "generation", "id": modified.id}},
         )
+        assert extended.id is not None
         await _completed(client, extended.id)
         with pytest.raises(lumaai.BadRequestError):  # not one of this account's generations
             await client.generations.video.create(

@@ -279,7 +279,7 @@ async def test_minimax_limits_fail_before_any_request(tmp_path: Path) -> None:
     async with service(tmp_path, fake) as app:
         key = await app.new_key()
         # What the catalog knows is a 400 from our API.
-        cases = [
+        cases: list[tuple[dict[str, Any], str]] = [
             ({"duration": 8}, "duration_unsupported"),  # between its 6 and 10 s
             ({"duration": 5}, "duration_invalid"),  # under its shortest, 6 s
             ({"duration": 12}, "duration_too_long"),

@@ -251,7 +251,7 @@ async def test_limits_are_checked_before_anything_reaches_the_upstream(
 ) -> None:
     fake, app = gateway
     key = await app.new_key()
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"duration": 5}, "duration_unsupported"),
         ({"duration": 20}, "duration_too_long"),
         ({"aspect_ratio": "1:1"}, "aspect_ratio_unsupported"),

@@ -416,11 +416,11 @@ async def test_the_cheaper_host_serves_unless_the_operator_pins_one(
     )
     async with serve_app(minimax.app()) as minimax_url:
         both["VIDROUTER_MINIMAX_BASE_URL"] = minimax_url
-        for where, extra, host, price in (
-            ("cheapest", {}, "minimax", 0.046667),
-            ("pinned", {"catalog": pinned}, "openrouter", 0.0817),
+        for where, catalog, host, price in (
+            ("cheapest", None, "minimax", 0.046667),
+            ("pinned", pinned, "openrouter", 0.0817),
         ):
-            settings = settings_for(tmp_path / where, url, environ=both, **extra)
+            settings = settings_for(tmp_path / where, url, environ=both, catalog=catalog)
             async with running(settings) as app:
                 key = await app.new_key()
                 listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()

@@ -270,7 +270,7 @@ async def test_provider_limits_are_checked_before_any_request(tmp_path: Path) ->
     fake = FakeArk()
     async with seedance_app(tmp_path, fake) as app:
         key = await app.new_key()
-        cases = [
+        cases: list[tuple[dict[str, Any], str | None]] = [
             ({"model": "seedance-1-pro", "duration": 13}, "duration_too_long"),
             ({"model": "seedance-1-pro", "duration": 5.5}, "duration_unsupported"),
             ({"model": "seedance-2", "duration": 3}, "duration_invalid"),  # under its 4 s

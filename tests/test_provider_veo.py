@@ -67,7 +67,7 @@ async def test_google_genai_drives_the_fake(fake: tuple[VeoFake, str], tmp_path:
     # config=GenerateVideosConfig(aspect_ratio, duration_seconds, resolution, negative_prompt,
     # last_frame): every control the Gemini API takes.
     frame = {"bytesBase64Encoded": base64.b64encode(png()).decode(), "mimeType": "image/png"}
-    body = {
+    body: dict[str, object] = {
         "instances": [{"prompt": "a red fox in the snow", "image": frame, "lastFrame": frame}],
         "parameters": {
             "aspectRatio": "9:16",
@@ -79,6 +79,7 @@ async def test_google_genai_drives_the_fake(fake: tuple[VeoFake, str], tmp_path:
     sent = await client.aio._api_client.async_request(
         "post", "models/veo-3.1-generate-preview:predictLongRunning", body
     )
+    assert sent.body is not None
     operation = types.GenerateVideosOperation.from_api_response(
         json.loads(sent.body), is_vertex_ai=False
     )
@@ -115,10 +116,14 @@ async def test_google_genai_reads_the_fakes_errors_and_filtered_results(
     veo.moderate_prompts_containing = "forbidden"
     options = types.HttpOptions(base_url=url, api_version="v1beta")
     client = genai.Client(api_key="test-key", http_options=options)
-    body = {"instances": [{"prompt": "something forbidden"}], "parameters": {"aspectRatio": "16:9"}}
+    body: dict[str, object] = {
+        "instances": [{"prompt": "something forbidden"}],
+        "parameters": {"aspectRatio": "16:9"},
+    }
     sent = await client.aio._api_client.async_request(
         "post", "models/veo-3.1-fast-generate-preview:predictLongRunning", body
     )
+    assert sent.body is not None
     operation = types.GenerateVideosOperation.from_api_response(json.loads(sent.body))
     while not operation.done:
         operation = await client.aio.operations.get(operation)
@@ -297,7 +302,7 @@ async def test_veo_limits_are_checked_before_any_request(
     veo, url = fake
     async with running(settings_for(tmp_path, url)) as app:
         key = await app.new_key()
-        cases = {
+        cases: dict[str, dict[str, Any]] = {
             "duration_unsupported": {"duration": 5},
             "duration_too_long": {"duration": 10},
             "aspect_ratio_unsupported": {"aspect_ratio": "1:1"},

@@ -75,7 +75,7 @@ async def test_google_genai_drives_references_and_an_extension_of_its_own_video(
     assert veo.submitted == [body, extend]
 
     # What the Gemini API refuses: a STYLE reference, a video it did not make, 1080p.
-    refused = [
+    refused: list[dict[str, Any]] = [
         {
             **body,
             "instances": [

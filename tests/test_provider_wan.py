@@ -15,7 +15,7 @@ from dashscope import VideoSynthesis
 from starlette.responses import Response
 
 from tests.fakes.wan import CREATE_PATH, FakeWan
-from tests.support.harness import assert_failed, running
+from tests.support.harness import CreateBody, assert_failed, running
 from tests.support.images import data_uri, png
 from tests.support.servers import serve_app, serve_app_in_thread
 from tests.support.video import decode
@@ -165,7 +165,12 @@ async def test_text_to_video_sends_the_documented_request(
     wan: tuple[FakeWan, str], tmp_path: Path
 ) -> None:
     fake, url = wan  # the stored video and the webhook: the contract suite
-    ours = {"model": "wan-2.5", "prompt": "a red fox", "duration": 10, "aspect_ratio": "9:16"}
+    ours: CreateBody = {
+        "model": "wan-2.5",
+        "prompt": "a red fox",
+        "duration": 10,
+        "aspect_ratio": "9:16",
+    }
     done = await generate(wan_settings(tmp_path, url), **ours)
     assert done["status"] == "completed", done
     assert done["cost"] == {"amount": 1.0, "currency": "USD"}  # 10 billed s x $0.10
@@ -240,7 +245,7 @@ async def test_provider_limits_are_checked_before_any_request(
     fake, url = wan
     async with running(wan_settings(tmp_path, url)) as app:
         key = await app.new_key()
-        cases = [
+        cases: list[dict[str, Any]] = [
             {"model": "wan-2.5", "duration": 7},
             {"model": "wan-2.6", "duration": 20},
             {"model": "wan-2.7", "duration": 2.5},

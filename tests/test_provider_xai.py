@@ -63,7 +63,7 @@ async def test_text_to_video_sends_the_documented_body_and_keeps_xais_charge(
     assert done.state is base.JobState.SUCCEEDED and done.billed_seconds == 8.0
     assert done.data is not None and done.data["cost_usd"] == pytest.approx(0.56)
     ref = await provider.fetch_result(base.ProviderJob(job.id, done.data))
-    assert ref.url == done.data["video_url"] and not ref.headers
+    assert ref.url is not None and ref.url == done.data["video_url"] and not ref.headers
     async with httpx.AsyncClient() as client:
         assert (await client.get(ref.url)).status_code == 200
 

@@ -192,7 +192,9 @@ async def test_a_request_is_counted_once_whoever_asks(db: Database) -> None:
 
 async def test_unreachable_counters_let_requests_through(db: Database) -> None:
     class Down:
-        async def hit(self, name: str, *, window_start: int, window_seconds: int) -> Hit:
+        async def hit(
+            self, name: str, *, window_start: int, window_seconds: int, amount: int = 1
+        ) -> Hit:
             raise CountersUnavailable("down")
 
         async def aclose(self) -> None:

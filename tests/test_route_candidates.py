@@ -99,7 +99,7 @@ async def test_a_route_excluded_by_duration_is_excluded_by_the_create_and_the_ro
             for duration, expected in ((8.0, ["a"]), (4.0, ["a", "b"])):
                 ask = RouteAsk(asked.policy, asked.controls, duration)
                 by_create = await service.models.candidates(model, ask)
-                fresh = replace(row, duration=duration, attempts=[])
+                fresh = replace(row, duration=duration, attempts=())
                 by_router = await service.router.candidates(fresh, model)
                 assert [r.key for r in by_create] == [route_key(n) for n in expected]
                 assert by_router == by_create

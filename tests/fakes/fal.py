@@ -85,9 +85,9 @@ def _pair(
 
 # The optional inputs of each family (fal.ai/models/<app>/llms.txt, read 2026-11-23; the
 # tables are in docs/providers/fal.md).
-KLING = {"negative_prompt": str, "cfg_scale": float}
-KLING_AUDIO = {**KLING, "generate_audio": bool}
-HAILUO = {"prompt_optimizer": bool}
+KLING: dict[str, InputSpec] = {"negative_prompt": str, "cfg_scale": float}
+KLING_AUDIO: dict[str, InputSpec] = {**KLING, "generate_audio": bool}
+HAILUO: dict[str, InputSpec] = {"prompt_optimizer": bool}
 SEEDANCE: dict[str, InputSpec] = {
     "resolution": ("480p", "720p", "1080p"),
     "seed": int,
@@ -98,8 +98,8 @@ WAN: dict[str, InputSpec] = {
     "negative_prompt": str,
     "seed": int,
 }
-LUMA = {"resolution": ("540p", "720p", "1080p"), "loop": bool}
-VEO = {
+LUMA: dict[str, InputSpec] = {"resolution": ("540p", "720p", "1080p"), "loop": bool}
+VEO: dict[str, InputSpec] = {
     "resolution": ("720p", "1080p", "4k"),
     "generate_audio": bool,
     "negative_prompt": str,
@@ -227,8 +227,12 @@ APPS: dict[str, App] = {
 
 # Lightricks LTX-2.3 and PixVerse (fal.ai/models/<app>/llms.txt, read 2026-11-27; the V6
 # apps' pages could not be read: their inputs are V5.6's with V6's durations and ratios).
-LTX23 = {"resolution": ("1080p", "1440p", "2160p"), "fps": (24, 25, 48, 50), "generate_audio": bool}
-PIXVERSE = {
+LTX23: dict[str, InputSpec] = {
+    "resolution": ("1080p", "1440p", "2160p"),
+    "fps": (24, 25, 48, 50),
+    "generate_audio": bool,
+}
+PIXVERSE: dict[str, InputSpec] = {
     "resolution": ("360p", "540p", "720p", "1080p"),
     "negative_prompt": str,
     "seed": int,
@@ -555,12 +559,13 @@ def _bad_value(name: str, spec: InputSpec, value: object) -> dict[str, Any] | No
     if spec == URL:
         ok = isinstance(value, str) and value.startswith(("https://", "http://", "data:"))
         return None if ok else _problem(name, "Input should be a valid URL", "url_parsing", value)
+    assert isinstance(spec, type), spec  # URL is the one string spec
     kinds = {bool: "bool", str: "string", int: "int", float: "float"}
     if spec is float and isinstance(value, int | float) and not isinstance(value, bool):
         return None
-    if isinstance(value, spec) and (spec is bool or not isinstance(value, bool)):  # type: ignore[arg-type]
+    if isinstance(value, spec) and (spec is bool or not isinstance(value, bool)):
         return None
-    kind = kinds.get(spec, "value")  # type: ignore[call-overload]
+    kind = kinds.get(spec, "value")
     return _problem(name, f"Input should be a valid {kind}", f"{kind}_type", value)
 
 

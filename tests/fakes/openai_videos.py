@@ -257,18 +257,18 @@ class _BadRequest(Exception):
 
 async def _parse_create(request: Request) -> CreateCall:
     content_type = request.headers.get("content-type", "")
-    body = await request.body()
+    raw = await request.body()
     headers = dict(request.headers)
     if content_type.startswith("application/json"):
         try:
-            data = json.loads(body)
+            data = json.loads(raw)
         except ValueError:
             raise _BadRequest(
                 error_answer(400, "We could not parse the JSON body of your request.")
             ) from None
         if not isinstance(data, dict):
             raise _BadRequest(error_answer(400, "The body of your request must be a JSON object."))
-        body = dict(data)  # type: ignore[assignment]  # the parsed fields from here on
+        body = dict(data)  # the parsed fields, before input_reference is taken out
         reference = data.pop("input_reference", None)
         for name, value in data.items():
             if not isinstance(value, str):  # `seconds` too: the API takes "8", never 8
@@ -295,7 +295,7 @@ async def _parse_create(request: Request) -> CreateCall:
         return call
     if content_type.startswith("multipart/form-data"):
         call = CreateCall("multipart", {}, headers)
-        for name, filename, part_type, payload in _multipart(content_type, body):
+        for name, filename, part_type, payload in _multipart(content_type, raw):
             if name == "input_reference" and filename is not None:
                 call.image, call.image_type, call.image_filename = payload, part_type, filename
             elif name == "input_reference[image_url]":

@@ -466,7 +466,7 @@ def _validate(body: dict[str, Any]) -> str | None:
         return f"Unrecognized keys in body: {', '.join(unknown)}"
     if set(body.get("provider") or {}) - {"options"}:
         return "provider: only `options` is taken for video generation"
-    model = MODELS.get(body.get("model"))  # type: ignore[arg-type]
+    model = MODELS.get(body.get("model"))
     if model is None:
         return f"{body.get('model')} is not a valid video model ID"
     frames = body.get("frame_images") or []

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from tests.fakes.chaos import ChaosProvider
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, SettingsOverrides, running, test_settings
 from tests.support.servers import serve_app
 from vidrouter.store.keys import NewKey
 
@@ -19,8 +19,19 @@ KEY = "sk-chaos-test"
 MODEL = "chaos-clip"
 ADAPTER = "openai_videos"
 DURATION = 4  # the model's default duration
+
+
+class RouteExtras(TypedDict, total=False):
+    """What chaos_service adds to a route's catalog entry (see chaos_catalog)."""
+
+    price: float  # per second
+    timeout: float
+    max_concurrent: int
+    toml: str  # more keys of the route's own table
+
+
 # Routes a and b: a the cheaper, b the dearer.
-PRICED: dict[str, dict[str, Any]] = {"a": {"price": 0.05}, "b": {"price": 0.08}}
+PRICED: dict[str, RouteExtras] = {"a": {"price": 0.05}, "b": {"price": 0.08}}
 
 
 def chaos_catalog(
@@ -75,9 +86,9 @@ async def chaos_service(
     database_url: str | None,
     fakes: Mapping[str, ChaosProvider],
     *,
-    routes: Mapping[str, Mapping[str, Any]] | None = None,
+    routes: Mapping[str, RouteExtras] | None = None,
     ordered: bool = False,
-    **overrides: Any,
+    **overrides: Unpack[SettingsOverrides],
 ) -> AsyncIterator[Harness]:
     """The service with one route per fake (`name: fake`); `routes` adds to a route's
     catalog entry (`price`, `timeout`, `max_concurrent`); `overrides` are settings."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict, Unpack
 
 import httpx
 
@@ -18,7 +18,82 @@ from vidrouter.store.keys import NewKey
 TERMINAL = ("completed", "failed", "canceled")
 
 
-def test_settings(data_dir: Path, database_url: str | None = None, **overrides: Any) -> Settings:
+class CreateBody(TypedDict, total=False):
+    """Fields of a create (POST /v1/generations) that tests keep in a dict and spread into a
+    helper's `**body`: typed, so that none is taken for the helper's own parameters."""
+
+    model: str
+    prompt: str
+    type: str
+    duration: float
+    aspect_ratio: str
+
+
+class SettingsOverrides(TypedDict, total=False):
+    """The fields of `Settings` but test_settings' own two, each optional: what a test may
+    set, type-checked at each call (tests/test_settings_overrides.py keeps them in step)."""
+
+    public_url: str | None
+    host: str
+    port: int
+    allow_private_webhook_urls: bool
+    webhook_retry_schedule: tuple[float, ...]
+    webhook_timeout_seconds: float
+    workers: int
+    render_processes: int
+    lease_seconds: float
+    idle_poll_seconds: float
+    claim_ahead_seconds: float
+    provider_delay_scale: float
+    circuit_failure_threshold: int
+    circuit_window_seconds: float
+    circuit_cooldown_seconds: float
+    route_stats_window_seconds: float
+    route_hang_p95_multiple: float
+    route_hang_min_seconds: float
+    route_hang_min_samples: int
+    generation_deadline_seconds: float
+    provider_callbacks: Literal["auto", "on", "off"]
+    catalog: Path | None
+    storage_url: str | None
+    content_delivery: Literal["proxy", "redirect"]
+    content_cache_bytes: int
+    role: Literal["all", "api", "worker"]
+    signing_secret: str | None
+    content_url_ttl_seconds: int
+    key_cache_seconds: float
+    rate_limit_rpm: int
+    max_concurrent_generations: int
+    redis_url: str | None
+    rate_limit_sync_seconds: float
+    poll_cache_seconds: float
+    cache_ttl_seconds: float
+    cache_shared: bool
+    batch_concurrency: int
+    batch_max_lines: int
+    batch_poll_seconds: float
+    max_prompt_chars: int
+    max_body_bytes: int
+    max_upload_bytes: int
+    header_timeout_seconds: float
+    max_header_bytes: int
+    max_connections: int
+    keep_alive_seconds: float
+    cors_origins: tuple[str, ...]
+    log_level: str
+    log_format: Literal["text", "json"]
+    metrics: bool
+
+
+def test_settings(
+    data_dir: Path,
+    database_url: str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    **overrides: Unpack[SettingsOverrides],
+) -> Settings:
+    """Settings for a test: `environ` is the whole environment (none: an empty one, never
+    the process's)."""
     values: dict[str, Any] = {
         "data_dir": data_dir,
         "allow_private_webhook_urls": True,
@@ -30,8 +105,7 @@ def test_settings(data_dir: Path, database_url: str | None = None, **overrides: 
     if database_url is not None:
         values["database_url"] = database_url
     values.update(overrides)
-    environ = values.pop("environ", {})
-    return load_settings(environ, **values)
+    return load_settings(environ or {}, **values)
 
 
 test_settings.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test

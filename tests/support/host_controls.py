@@ -17,7 +17,8 @@ from vidrouter.providers.controls_fields import field_name
 
 PNG_URI = "data:image/png;base64," + base64.b64encode(png(2, 2)).decode()
 END_URI = "data:image/png;base64," + base64.b64encode(png(3, 3)).decode()
-SET = {"negative_prompt": "blurry, text", "seed": 4_000_000_000, "enhance_prompt": False}
+# The optional controls, each at a value that is no provider's default.
+SET = Controls(negative_prompt="blurry, text", seed=4_000_000_000, enhance_prompt=False)
 
 
 def host_routes(provider: str) -> list[tuple[ModelSpec, Route]]:
@@ -58,10 +59,12 @@ def configurations(model: ModelSpec, route: Route) -> Iterator[ProviderRequest]:
             yield request_for(
                 model, route, Controls(resolution, audio), PNG_URI if i2v_only else None
             )
-    controls = Controls(
-        (route.resolutions or (None,))[-1],
-        audios[-1],
-        **{name: value for name, value in SET.items() if name in supports},
+    optional = ("negative_prompt", "seed", "enhance_prompt")
+    controls = replace(
+        SET,
+        resolution=(route.resolutions or (None,))[-1],
+        generate_audio=audios[-1],
+        **{name: None for name in optional if name not in supports},  # unset what it lacks
     )
     end = "end_image_url" in supports
     if end:

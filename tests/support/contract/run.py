@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Unpack
 
 from tests.fakes.base import Fault
 from tests.support.contract.cases import BY_NAME, KEY, ProviderCase
-from tests.support.harness import Harness, running, test_settings
+from tests.support.harness import Harness, SettingsOverrides, running, test_settings
 from tests.support.servers import serve_app
 from vidrouter.domain.catalog import Route, load_catalog
 from vidrouter.store.keys import NewKey
@@ -39,7 +39,7 @@ priority = 1000
 
 
 # Retries, not the circuit breaker, end these runs; a tripped breaker cools down quickly.
-NO_BREAKER = {"circuit_failure_threshold": 100}
+NO_BREAKER: SettingsOverrides = {"circuit_failure_threshold": 100}
 
 
 @dataclass
@@ -93,7 +93,7 @@ async def started(
     timeout: float = 10.0,
     scale: float = 0.01,
     environ: dict[str, str] | None = None,
-    **overrides: Any,
+    **overrides: Unpack[SettingsOverrides],
 ) -> AsyncIterator[Run]:
     fake = case.make() if fake is None else fake
     async with serve_app(case.serve(fake)) as url:

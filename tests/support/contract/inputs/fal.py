@@ -6,7 +6,7 @@ extend-video, Kling O3 / O1's reference-to-video and edit, and Vidu Q2's referen
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from tests.support.contract.inputs import InputsCase, Media
 
@@ -128,7 +128,7 @@ def _case(
 ) -> InputsCase:
     """A case whose typed submit goes to fal's `app`; an edit or extension of the media
     host's clip (`source="url"`) for those types."""
-    source = "url" if kind in ("video-to-video", "video-extend") else None
+    source: Literal["url"] | None = "url" if kind in ("video-to-video", "video-extend") else None
     return InputsCase("fal", model, kind, body, expect, source=source, path=f"/{app}", **more)
 
 
