@@ -15,7 +15,7 @@ from typing import Any
 import av
 import pytest
 
-from tests.support.catalogs import local_model
+from tests.support.catalogs import TEXT_ONLY, TEXT_ONLY_MODEL, local_model
 from tests.support.clips import RED, solid_mp4
 from tests.support.harness import Harness, assert_error, idle_with
 from vidrouter.store.characters import Character, CharacterStore
@@ -36,16 +36,7 @@ CATALOG = local_model(
     default_duration=1,
     aspect_ratios=["16:9"],
 )
-CATALOG += local_model(
-    "no-refs",
-    0.0,
-    name="No refs",
-    description="Takes no references.",
-    type="text-to-video",
-    max_duration=4,
-    default_duration=1,
-    aspect_ratios=["16:9"],
-)
+CATALOG += TEXT_ONLY
 
 
 async def test_the_store_keeps_characters_per_account(db: Database) -> None:
@@ -166,10 +157,10 @@ async def test_a_character_is_a_video_where_the_model_takes_video_references(
     # Counted against the model's limits: two video references, not three.
     third = await idle.create(key, model="video-refs", prompt="Bob", references=[ref] * 3)
     assert assert_error(third, 400, "references_too_many")["param"] == "references"
-    none = await idle.create(key, model="no-refs", prompt="Bob", references=[ref])
+    none = await idle.create(key, model=TEXT_ONLY_MODEL, prompt="Bob", references=[ref])
     assert assert_error(none, 400, "references_unsupported")["param"] == "references"
     on_videos = await idle.videos(
-        key, model="no-refs", prompt="Bob", characters=[{"id": character["id"]}]
+        key, model=TEXT_ONLY_MODEL, prompt="Bob", characters=[{"id": character["id"]}]
     )
     assert assert_error(on_videos, 400, "references_unsupported")["param"] == "characters"
 

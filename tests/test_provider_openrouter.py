@@ -16,6 +16,7 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.minimax import MinimaxFake
 from tests.fakes.openrouter import OpenRouterFake
 from tests.support.harness import running
+from tests.support.hosts import assert_cheaper_unless_pinned
 from tests.support.images import data_uri, png
 from tests.support.openrouter import KEY, ROUTED, context, settings_for
 from tests.support.providers import assert_creates_refused, fake_fixture
@@ -416,17 +417,11 @@ async def test_the_cheaper_host_serves_unless_the_operator_pins_one(
     )
     async with serve_app(minimax.app()) as minimax_url:
         both["VIDROUTER_MINIMAX_BASE_URL"] = minimax_url
-        for where, catalog, host, price in (
-            ("cheapest", None, "minimax", 0.046667),
-            ("pinned", pinned, "openrouter", 0.0817),
-        ):
-            settings = settings_for(tmp_path / where, url, environ=both, catalog=catalog)
-            async with running(settings) as app:
-                key = await app.new_key()
-                listed = (await app.client.get("/v1/models", headers=app.auth(key))).json()
-                [model] = [m for m in listed["data"] if m["id"] == "hailuo-2.3"]
-                assert model["pricing"]["per_second"] == price
-                created = await app.create(key, model="hailuo-2.3", prompt="a tram at dusk")
-                done = await app.wait_for(key, created.json()["id"], timeout=30)
-            assert (done["status"], done["route"]) == ("completed", host), done
+        await assert_cheaper_unless_pinned(
+            lambda name, catalog: settings_for(tmp_path / name, url, environ=both, catalog=catalog),
+            "hailuo-2.3",
+            "a tram at dusk",
+            cheapest=("minimax", 0.046667),
+            pinned=(pinned, "openrouter", 0.0817),
+        )
     assert len(minimax.tasks) == 1 and len(openrouter.created) == 1

@@ -18,6 +18,7 @@ from tests.fakes.base import sample_mp4
 from tests.fakes.luma import LumaFake
 from tests.fakes.replicate import E005, ReplicateFake
 from tests.support.harness import assert_failed, running
+from tests.support.hosts import assert_cheaper_unless_pinned
 from tests.support.images import data_uri, png
 from tests.support.providers import assert_create_refused_unsent, fake_fixture, models_listed
 from tests.support.replicate import KEY, settings_for
@@ -356,19 +357,12 @@ async def test_the_cheaper_host_serves_unless_an_operator_pins_replicate(
     )
     async with serve_app(luma.app()) as luma_url:
         both = {"LUMAAI_API_KEY": "luma-key", "VIDROUTER_LUMA_BASE_URL": luma_url}
-        for name, catalog, host, price in (
-            ("cheapest", None, "luma", 0.1416),
-            ("pinned", pinned, "replicate", 0.18),
-        ):
-            settings = settings_for(tmp_path / name, url, environ=both, catalog=catalog)
-            async with running(settings) as app:
-                key = await app.new_key()
-                data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
-                [ray] = [m for m in data if m["id"] == "ray-2"]
-                assert ray["pricing"]["per_second"] == price
-                created = await app.create(key, model="ray-2", prompt="a comet")
-                done = await app.wait_for(key, created.json()["id"], timeout=30)
-                assert done["status"] == "completed", done
-                assert done["route"] == host
+        await assert_cheaper_unless_pinned(
+            lambda name, catalog: settings_for(tmp_path / name, url, environ=both, catalog=catalog),
+            "ray-2",
+            "a comet",
+            cheapest=("luma", 0.1416),
+            pinned=(pinned, "replicate", 0.18),
+        )
     assert len(luma.created) == 1
     assert [m for m, _ in replicate_fake.created] == ["luma/ray-2-720p"]

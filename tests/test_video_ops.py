@@ -12,23 +12,13 @@ from typing import Any
 
 import pytest
 
-from tests.support.catalogs import local_model
+from tests.support.catalogs import TEXT_ONLY, TEXT_ONLY_MODEL, local_model
 from tests.support.clips import solid_mp4
 from tests.support.harness import Harness, assert_error, idle_with, running, test_settings
 from tests.support.video import decode
 from vidrouter.store.keys import NewKey
 
-# A text-to-video-only model (the local renderer behind it): no video-to-video.
-CATALOG = local_model(
-    "plain-t2v",
-    0.0,
-    name="Plain",
-    description="Text to video only.",
-    type="text-to-video",
-    max_duration=8,
-    default_duration=1,
-    aspect_ratios=["16:9"],
-)
+CATALOG = TEXT_ONLY  # a model that makes no video-to-video
 # The local renderer with a 1 MiB, 2 s source limit.
 CATALOG += local_model(
     "small-v2v",
@@ -158,10 +148,10 @@ async def test_a_model_without_video_to_video_is_refused_naming_type(
     catalog.write_text(CATALOG)
     async with running(test_settings(tmp_path / "data", database_url, catalog=catalog)) as app:
         key = await app.new_key()
-        source = await app.generate(key, model="plain-t2v", prompt="a fox", duration=1)
+        source = await app.generate(key, model=TEXT_ONLY_MODEL, prompt="a fox", duration=1)
         remix = await post(app, key, f"/{source['id']}/remix", json={"prompt": "again"})
         error = assert_error(remix, 400, "type_unsupported")
-        assert error["param"] == "type" and "plain-t2v" in error["message"], error
+        assert error["param"] == "type" and TEXT_ONLY_MODEL in error["message"], error
         edit = await post(app, key, "/edits", json={"prompt": "p", "video": {"id": source["id"]}})
         assert assert_error(edit, 400, "type_unsupported")["param"] == "type"
         await nothing_made(app, key, before=1)
@@ -259,7 +249,7 @@ async def test_hostile_uploads(idle: Harness) -> None:
         (upload(solid_mp4(seconds=3), prompt="p", model="small-v2v"), "video_too_long", "video"),
         # Both a file and an id; a model that makes no video-to-video.
         (upload(clip, prompt="p", **{"video[id]": "gen_x"}), "parameter_duplicated", "video"),
-        (upload(clip, prompt="p", model="plain-t2v"), "type_unsupported", "type"),
+        (upload(clip, prompt="p", model=TEXT_ONLY_MODEL), "type_unsupported", "type"),
         (upload(clip, prompt="p", seconds="abc"), "seconds_invalid", "seconds"),
     ]
     for kwargs, code, param in cases:

@@ -76,22 +76,21 @@ def _toml(value: object) -> str:
 
 
 TEXT_ONLY_MODEL = "local-text"
+# The local renderer as a model that makes text-to-video only, for tests of what such a
+# model refuses (an image, references, a source) now that `local-preview` takes every input.
+TEXT_ONLY = local_model(
+    TEXT_ONLY_MODEL,
+    0.0,
+    name="text only",
+    max_duration=20,
+    min_duration=0.5,
+    capabilities=["text-to-video"],
+    aspect_ratios=["16:9", "9:16", "1:1"],
+)
 
 
 def text_only_catalog(directory: Path) -> Path:
-    """A catalog file (written in `directory`) adding `local-text`: the local renderer as a
-    model that makes text-to-video only, for tests of what such a model refuses (an image,
-    references, a source) now that `local-preview` takes every input."""
+    """A catalog file (written in `directory`) adding `TEXT_ONLY`."""
     path = directory / "text-only.toml"
-    path.write_text(
-        local_model(
-            TEXT_ONLY_MODEL,
-            0.0,
-            name="text only",
-            max_duration=20,
-            min_duration=0.5,
-            capabilities=["text-to-video"],
-            aspect_ratios=["16:9", "9:16", "1:1"],
-        )
-    )
+    path.write_text(TEXT_ONLY)
     return path

@@ -3,7 +3,7 @@ host (fal cheapest, then Replicate, then Kling), each host pointed at its fake."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +15,7 @@ from tests.fakes.replicate import ReplicateFake
 from tests.support.harness import Harness, running, test_settings
 from tests.support.servers import serve_app
 from vidrouter.domain.catalog import load_catalog
+from vidrouter.settings import Settings
 from vidrouter.store.keys import NewKey
 
 MODEL = "kling-v2.1-master"
@@ -114,3 +115,37 @@ async def three_hosts(
         )
         async with running(settings) as app:
             yield Hosts(app, await app.new_key(), kling, fal, replicate)
+
+
+async def listed_and_served(
+    settings: Settings, model_id: str, prompt: str
+) -> tuple[float, dict[str, Any]]:
+    """A model as a service with `settings` lists it (its price per second) and serves it
+    (a generation of it, run to its end): where a host's route stands among the others."""
+    async with running(settings) as app:
+        key = await app.new_key()
+        data = (await app.client.get("/v1/models", headers=app.auth(key))).json()["data"]
+        [model] = [m for m in data if m["id"] == model_id]
+        created = await app.create(key, model=model_id, prompt=prompt)
+        done = await app.wait_for(key, created.json()["id"], timeout=30)
+    return float(model["pricing"]["per_second"]), done
+
+
+async def assert_cheaper_unless_pinned(
+    settings: Callable[[str, Path | None], Settings],
+    model_id: str,
+    prompt: str,
+    *,
+    cheapest: tuple[str, float],
+    pinned: tuple[Path, str, float],
+) -> None:
+    """With the built-in catalog the cheaper host (name, price per second) lists and serves
+    the model; with the operator's catalog that pins another host's route (its file, host
+    and price) that host does. `settings(name, catalog)` makes each service's settings."""
+    for name, catalog, (host, price) in (
+        ("cheapest", None, cheapest),
+        ("pinned", pinned[0], pinned[1:]),
+    ):
+        listed, done = await listed_and_served(settings(name, catalog), model_id, prompt)
+        assert listed == price
+        assert (done["status"], done["route"]) == ("completed", host), done
