@@ -21,6 +21,18 @@ class FormPart:
     content_type: str
     data: bytes
 
+    @property
+    def is_file(self) -> bool:
+        """A file part: one with a filename, or (as `curl -F name=<file` and some generators
+        send it) without one but carrying an image or bytes that are no text."""
+        if self.filename is not None or self.content_type.startswith("image/"):
+            return True
+        try:
+            self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return False
+
 
 def text(part: FormPart) -> str:
     try:

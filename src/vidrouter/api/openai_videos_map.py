@@ -138,7 +138,7 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
                 param=part.name,
             )
         seen.add(part.name)
-        if part.name == "input_reference" and _is_file(part):
+        if part.name == "input_reference" and part.is_file:
             image_url = image_data_url(part.data)
             continue
         value = text(part)
@@ -164,18 +164,6 @@ def from_form(parts: Sequence[FormPart]) -> VideoRequest:
             )
         image_url = _reference(reference)
     return VideoRequest(values, image_url)
-
-
-def _is_file(part: FormPart) -> bool:
-    """A file part: one with a filename, or (as `curl -F name=<file` and some generators send
-    it) without one but carrying an image or bytes that are no text."""
-    if part.filename is not None or part.content_type.startswith("image/"):
-        return True
-    try:
-        part.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
 
 
 def _form_value(name: str, value: str) -> object:
