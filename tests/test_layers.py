@@ -127,3 +127,15 @@ def test_the_checker_finds_upward_and_forbidden_imports() -> None:
     assert _violations("domain", _imports(relative, ("domain", "probe"))) == [
         "line 2: domain imports store"
     ]
+
+
+MAX_LINES = 400  # a module a reader takes in at once (docs/architecture.md, the layer rule)
+
+
+def test_no_module_is_longer_than_a_reader_takes_in() -> None:
+    long = {
+        str(path.relative_to(SRC)): lines
+        for path in SRC.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, long
