@@ -24,7 +24,13 @@ from pathlib import Path
 import av
 import numpy as np
 
-_MEASURE = """
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.support.peak_memory import PEAK_MEMORY
+
+_MEASURE = (
+    PEAK_MEMORY
+    + """
 import resource, sys, time
 from pathlib import Path
 import av
@@ -33,20 +39,14 @@ first, second, out = (Path(p) for p in sys.argv[1:4])
 for p in (first, second):
     with av.open(str(p)) as c:
         c.streams.video[0].codec_context.width
-def status(field):
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-# The imports' own peak is not the join's: the high-water mark starts again from here
-# (Linux: `5` to clear_refs), so the peak after is the join's.
-Path("/proc/self/clear_refs").write_text("5")
-before = status("VmRSS")
+before = start_peak()
 started = time.perf_counter()
 copied = join_videos(first, second, out)
 took = time.perf_counter() - started
 after = status("VmHWM")
 print(before, after, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, took, copied)
 """
+)
 
 
 def noise_with_sound(path: Path, frames: int, width: int = 1280, height: int = 720) -> None:

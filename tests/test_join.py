@@ -12,11 +12,14 @@ from pathlib import Path
 import av
 import numpy as np
 
+from tests.support.peak_memory import PEAK_MEMORY
 from vidrouter.engine import join
 from vidrouter.engine.join import join_videos
 from vidrouter.engine.results import probe
 
-_MEASURE = """
+_MEASURE = (
+    PEAK_MEMORY
+    + """
 import importlib.util, sys
 from pathlib import Path
 import av
@@ -29,17 +32,11 @@ def load(name, path):  # the modules alone (they need only PyAV): the package's 
     return module
 load("vidrouter.engine.join_audio", str(Path(sys.argv[4]).with_name("join_audio.py")))
 join = load("join", sys.argv[4])
-def status(field):
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-# The peak RSS starts again here (Linux: 5 to clear_refs), so the imports' peak is not
-# counted: what is measured is the join's own.
-Path("/proc/self/clear_refs").write_text("5")
-before = status("VmRSS")
+before = start_peak()
 print(join.join_videos(first, second, out))
 print(status("VmHWM") - before)
 """
+)
 
 
 def noise_clip(path: Path, frames: int, *, width: int = 640, height: int = 360) -> None:
