@@ -18,14 +18,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from fractions import Fraction
 from pathlib import Path
 
 import av
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.support.clips import noise_mp4
 from tests.support.peak_memory import PEAK_MEMORY
 
 _MEASURE = (
@@ -47,36 +46,6 @@ after = status("VmHWM")
 print(before, after, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, took, copied)
 """
 )
-
-
-def noise_with_sound(path: Path, frames: int, width: int = 1280, height: int = 720) -> None:
-    """Lossless noise (about 1 MB a frame at 720p) with a 440 Hz tone: closed GOPs of 24."""
-    rng = np.random.default_rng(frames)
-    with av.open(str(path), "w", format="mp4") as out:
-        video = out.add_stream("libx264", rate=24)
-        video.width, video.height, video.pix_fmt = width, height, "yuv420p"
-        video.options = {"preset": "ultrafast", "qp": "0", "x264-params": "keyint=24:open-gop=0"}
-        audio = out.add_stream("aac", rate=48000, layout="stereo")
-        block = rng.integers(0, 255, (height * 3 // 2, width), dtype=np.uint8)
-        for i in range(frames):
-            frame = av.VideoFrame.from_ndarray(np.roll(block, i * 7, axis=1), format="yuv420p")
-            frame.pts, frame.time_base = i, Fraction(1, 24)
-            for packet in video.encode(frame):
-                out.mux(packet)
-        for packet in video.encode(None):
-            out.mux(packet)
-        total = frames * 2000  # 48000 / 24 samples a frame
-        for start in range(0, total, 1024):
-            t = np.arange(start, min(total, start + 1024)) / 48000
-            wave = (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
-            sound = av.AudioFrame.from_ndarray(
-                np.stack([wave, wave]), format="fltp", layout="stereo"
-            )
-            sound.sample_rate, sound.pts, sound.time_base = 48000, start, Fraction(1, 48000)
-            for packet in audio.encode(sound):
-                out.mux(packet)
-        for packet in audio.encode(None):
-            out.mux(packet)
 
 
 def repeated(clip: Path, out: Path, size: int) -> None:
@@ -121,9 +90,9 @@ def main() -> None:
         clip, source = work / "clip.mp4", work / "source.mp4"
         extension, out = work / "more.mp4", work / "whole.mp4"
         started = time.perf_counter()
-        noise_with_sound(clip, 48)
+        noise_mp4(clip, 48, width=1280, height=720, keyint=24, tone=True)
         repeated(clip, source, args.mb * 1024 * 1024)
-        noise_with_sound(extension, 24)
+        noise_mp4(extension, 24, width=1280, height=720, keyint=24, tone=True)
         made = time.perf_counter() - started
         done = subprocess.run(
             [sys.executable, "-c", _MEASURE, str(source), str(extension), str(out)],

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import av
-import numpy as np
 
+from tests.support.clips import noise_mp4
 from tests.support.peak_memory import PEAK_MEMORY
 from vidrouter.engine import join
 from vidrouter.engine.join import join_videos
@@ -39,23 +38,6 @@ print(status("VmHWM") - before)
 )
 
 
-def noise_clip(path: Path, frames: int, *, width: int = 640, height: int = 360) -> None:
-    """A lossless H.264 clip of noise: megabytes per second of video, made fast."""
-    rng = np.random.default_rng(frames)
-    with av.open(str(path), "w", format="mp4") as out:
-        stream = out.add_stream("libx264", rate=24)
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        stream.options = {"preset": "ultrafast", "qp": "0"}
-        block = rng.integers(0, 255, (height * 3 // 2, width), dtype=np.uint8)
-        for i in range(frames):
-            frame = av.VideoFrame.from_ndarray(np.roll(block, i * 7, axis=1), format="yuv420p")
-            frame.pts, frame.time_base = i, Fraction(1, 24)
-            for packet in stream.encode(frame):
-                out.mux(packet)
-        for packet in stream.encode(None):
-            out.mux(packet)
-
-
 def frames_of(path: Path) -> int:
     with av.open(str(path)) as container:
         return sum(1 for _ in container.demux(container.streams.video[0]) if _.size)
@@ -72,8 +54,8 @@ def join_memory(*args: str) -> tuple[list[str], int]:
 
 def test_a_large_source_is_joined_by_copying_packets_in_flat_memory(tmp_path: Path) -> None:
     source, extension, out = tmp_path / "source.mp4", tmp_path / "more.mp4", tmp_path / "j.mp4"
-    noise_clip(source, 120)
-    noise_clip(extension, 24)
+    noise_mp4(source, 120)
+    noise_mp4(extension, 24)
     size = source.stat().st_size
     assert size > 30 * 1024**2, size
     printed, extra = join_memory(str(source), str(extension), str(out), join.__file__)
@@ -89,8 +71,8 @@ def test_a_large_source_is_joined_by_copying_packets_in_flat_memory(tmp_path: Pa
 
 def test_unlike_streams_are_re_encoded_at_the_sources_size(tmp_path: Path) -> None:
     source, extension, out = tmp_path / "source.mp4", tmp_path / "more.mp4", tmp_path / "j.mp4"
-    noise_clip(source, 12, width=320, height=180)
-    noise_clip(extension, 6, width=160, height=90)
+    noise_mp4(source, 12, width=320, height=180)
+    noise_mp4(extension, 6, width=160, height=90)
     assert join_videos(source, extension, out) is False
     with av.open(str(out)) as container:
         frames = [f.width for f in container.decode(container.streams.video[0])]
